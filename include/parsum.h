@@ -1,0 +1,311 @@
+/*
+ * parsum.h - the public interface of parsum, a library of data-parallel
+ * primitives (scan, reduce, ...) for the CPU and, where present, NVIDIA GPUs.
+ *
+ * Conventions shared by every function below:
+ *  - Every function that can fail returns a parsum_status. PARSUM_OK is 0.
+ *    On failure, parsum_last_error(ctx) gives a sentence naming the bad
+ *    argument (or the failed system call); the context stays usable.
+ *  - Data are raw pointers in the context's memory space (host memory for
+ *    a CPU context) plus an element count of type size_t: counts above 2^31
+ *    are supported everywhere.
+ *  - A context is not thread-safe: use one context per thread, or guard it.
+ *  - Results are deterministic: the same input on the same backend gives
+ *    the same bits, whatever the thread count (see parsum_scan).
+ */
+#ifndef PARSUM_H
+#define PARSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(PARSUM_SHARED_BUILD)
+#define PARSUM_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define PARSUM_API __attribute__((visibility("default")))
+#else
+#define PARSUM_API
+#endif
+
+#define PARSUM_VERSION_MAJOR 0
+#define PARSUM_VERSION_MINOR 1
+#define PARSUM_VERSION_PATCH 0
+
+/* "0.1.0" for this header; compare with the library actually linked. */
+PARSUM_API const char *parsum_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One table generates the enum, parsum_status_name() and
+ * parsum_status_string(), so codes, names and messages cannot drift apart.
+ * Values are stable: new codes are only ever appended. */
+#define PARSUM_STATUS_TABLE(X)                                                 \
+    X(PARSUM_OK, 0, "success")                                                 \
+    X(PARSUM_ERR_INVALID_ARGUMENT, 1, "invalid argument")                      \
+    X(PARSUM_ERR_NULL_POINTER, 2, "NULL pointer where data are required")      \
+    X(PARSUM_ERR_INVALID_DTYPE, 3, "unknown data type")                        \
+    X(PARSUM_ERR_INVALID_OP, 4, "unknown operator")                            \
+    X(PARSUM_ERR_DTYPE_OP_MISMATCH, 5,                                         \
+      "operator not defined for this data type")                              \
+    X(PARSUM_ERR_OVERFLOW, 6, "size computation overflows")                    \
+    X(PARSUM_ERR_OUT_OF_MEMORY, 7, "out of memory")                            \
+    X(PARSUM_ERR_UNSUPPORTED, 8, "not supported by this backend or build")     \
+    X(PARSUM_ERR_NO_DEVICE, 9, "no usable CUDA device")                        \
+    X(PARSUM_ERR_CUDA, 10, "CUDA runtime error")                               \
+    X(PARSUM_ERR_COMPILE, 11, "run-time compilation of a custom operator failed") \
+    X(PARSUM_ERR_WRONG_MEMORY_SPACE, 12,                                       \
+      "pointer is not in the context's memory space")                         \
+    X(PARSUM_ERR_INTERNAL, 13, "internal error (please report)")
+
+typedef enum parsum_status {
+#define PARSUM_X_ENUM(name, value, msg) name = value,
+    PARSUM_STATUS_TABLE(PARSUM_X_ENUM)
+#undef PARSUM_X_ENUM
+} parsum_status;
+
+/* "PARSUM_ERR_OVERFLOW" for PARSUM_ERR_OVERFLOW; "PARSUM_UNKNOWN_STATUS"
+ * for a value outside the table. Never NULL. */
+PARSUM_API const char *parsum_status_name(parsum_status status);
+/* A short description of the status ("size computation overflows"). */
+PARSUM_API const char *parsum_status_string(parsum_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Data types and operators                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum parsum_dtype {
+    PARSUM_I8 = 0,
+    PARSUM_U8 = 1,
+    PARSUM_I16 = 2,
+    PARSUM_U16 = 3,
+    PARSUM_I32 = 4,
+    PARSUM_U32 = 5,
+    PARSUM_I64 = 6,
+    PARSUM_U64 = 7,
+    PARSUM_F32 = 8,
+    PARSUM_F64 = 9
+} parsum_dtype;
+#define PARSUM_DTYPE_COUNT 10
+
+/* Built-in operators, each a monoid with an identity:
+ *   SUM  a + b          identity 0 (+0.0 for floats)
+ *   PROD a * b          identity 1
+ *   MIN  smaller        identity: the type's maximum (+inf for floats)
+ *   MAX  larger         identity: the type's minimum (-inf for floats)
+ *   AND  a & b          identity all bits set   (integers only)
+ *   OR   a | b          identity 0              (integers only)
+ *   XOR  a ^ b          identity 0              (integers only)
+ * Integer SUM and PROD wrap modulo 2^bits, signed types included (two's
+ * complement; never undefined behaviour).
+ * Float MIN/MAX ignore NaN (a NaN operand yields the other operand, as C's
+ * fmin/fmax; the result is NaN only if both are NaN). Among equal values
+ * (-0.0 and +0.0 compare equal) the earlier operand wins, which keeps the
+ * operators associative. Bitwise operators on F32/F64 are an error
+ * (PARSUM_ERR_DTYPE_OP_MISMATCH). */
+typedef enum parsum_op {
+    PARSUM_SUM = 0,
+    PARSUM_PROD = 1,
+    PARSUM_MIN = 2,
+    PARSUM_MAX = 3,
+    PARSUM_AND = 4,
+    PARSUM_OR = 5,
+    PARSUM_XOR = 6
+} parsum_op;
+#define PARSUM_OP_COUNT 7
+
+/* Size in bytes of one element of dtype; 0 for an unknown dtype. */
+PARSUM_API size_t parsum_dtype_size(parsum_dtype dtype);
+/* "i8", "u8", ..., "f64"; NULL for an unknown dtype. */
+PARSUM_API const char *parsum_dtype_name(parsum_dtype dtype);
+/* "sum", "prod", "min", "max", "and", "or", "xor"; NULL if unknown. */
+PARSUM_API const char *parsum_op_name(parsum_op op);
+/* Writes the identity of op on dtype (parsum_dtype_size(dtype) bytes) to
+ * *identity. Errors: NULL pointer, unknown enum, bitwise op on a float. */
+PARSUM_API parsum_status parsum_op_identity(parsum_dtype dtype, parsum_op op,
+                                            void *identity);
+
+/* Custom operators: a monoid over elements of any trivially copyable type.
+ *
+ * combine(a, b, out, user) must store a (+) b into *out, where a is the
+ * operand that comes first in scan order. It must be associative; it need
+ * not be commutative (parsum never swaps operands). out may alias a or b.
+ * identity points to elem_size bytes with identity (+) x == x (+) identity
+ * == x for every x. Elements are copied with memcpy, so any layout works;
+ * parsum aligns its temporaries to 64 bytes. elem_size may be 1 to
+ * PARSUM_CUSTOM_MAX_ELEM_SIZE bytes.
+ *
+ * On a CPU context the callback is called from several threads at once;
+ * it must be safe for that (a pure function is). */
+#define PARSUM_CUSTOM_MAX_ELEM_SIZE 1024
+typedef void (*parsum_combine_fn)(const void *a, const void *b, void *out,
+                                  void *user);
+
+typedef struct parsum_custom_op {
+    size_t elem_size;          /* bytes per element, 1..PARSUM_CUSTOM_MAX_ELEM_SIZE */
+    const void *identity;      /* elem_size bytes of host memory */
+    parsum_combine_fn combine; /* host callback, used by the CPU backend */
+    void *user;                /* passed unchanged to combine */
+    /* The same operator for the CUDA backend, as CUDA C source compiled at
+     * run time (NVRTC) and cached in the context. NULL on CPU-only use.
+     *   cuda_type:    definition of the element type, e.g.
+     *                 "struct P { float x, y, z; };" (may be "" for a
+     *                 built-in type such as double)
+     *   cuda_type_name: its name, e.g. "P"
+     *   cuda_combine: body of a device function
+     *                 "T combine(const T &a, const T &b)", e.g.
+     *                 "return mag(a) >= mag(b) ? a : b;" (helper functions
+     *                 may be defined in cuda_type). */
+    const char *cuda_type;
+    const char *cuda_type_name;
+    const char *cuda_combine;
+} parsum_custom_op;
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum parsum_backend {
+    PARSUM_BACKEND_AUTO = 0, /* CUDA when a device is present, else CPU */
+    PARSUM_BACKEND_CPU = 1,
+    PARSUM_BACKEND_CUDA = 2
+} parsum_backend;
+
+typedef struct parsum_context parsum_context;
+
+/* Creates a context on the given backend and stores it in *ctx.
+ * AUTO resolves to the best backend present (in this release: CUDA if the
+ * library was built with CUDA and a device is visible, else CPU).
+ * Errors: PARSUM_ERR_NULL_POINTER (ctx NULL), PARSUM_ERR_INVALID_ARGUMENT
+ * (unknown backend), PARSUM_ERR_UNSUPPORTED (CUDA asked for but not built
+ * in), PARSUM_ERR_NO_DEVICE, PARSUM_ERR_OUT_OF_MEMORY. On failure *ctx is
+ * set to NULL; the reason is not recorded anywhere else, so check the
+ * status. */
+PARSUM_API parsum_status parsum_context_create(parsum_context **ctx,
+                                               parsum_backend backend);
+/* Frees the context and its scratch memory. NULL is a no-op. */
+PARSUM_API void parsum_context_destroy(parsum_context *ctx);
+/* The resolved backend (never AUTO). */
+PARSUM_API parsum_backend parsum_context_backend(const parsum_context *ctx);
+/* "cpu" or "cuda". */
+PARSUM_API const char *parsum_backend_name(parsum_backend backend);
+
+/* The detailed message of the last failed call on ctx ("parsum_scan: in is
+ * NULL but n = 10"), or "" if none failed yet. The pointer is valid until
+ * the next call on ctx. ctx NULL gives a fixed message. */
+PARSUM_API const char *parsum_last_error(const parsum_context *ctx);
+
+/* Number of CPU threads the context uses (CPU backend). 0 restores the
+ * default: OMP_NUM_THREADS if set, else the number of online processors.
+ * Results do not depend on it. Errors: negative count. */
+PARSUM_API parsum_status parsum_context_set_threads(parsum_context *ctx,
+                                                    int threads);
+PARSUM_API int parsum_context_threads(const parsum_context *ctx);
+
+/* Scratch memory. parsum grows the context's own arena as calls need it;
+ * the user never sizes temporary storage. reserve() grows it ahead of
+ * latency-critical calls (bytes in the context's memory space).
+ * set_workspace() hands the context caller-owned memory (host memory for
+ * CPU, device memory for CUDA) that calls use instead of allocating while
+ * it is large enough; the caller keeps ownership and must keep it alive
+ * until the context is destroyed or the workspace is replaced (NULL, 0
+ * detaches it). scratch_size() reports the bytes currently held. */
+PARSUM_API parsum_status parsum_context_reserve(parsum_context *ctx,
+                                                size_t bytes);
+PARSUM_API parsum_status parsum_context_set_workspace(parsum_context *ctx,
+                                                      void *workspace,
+                                                      size_t bytes);
+PARSUM_API size_t parsum_context_scratch_size(const parsum_context *ctx);
+
+/* Memory in the context's space: host memory (64-byte aligned) for CPU,
+ * device memory for CUDA. parsum_free(ctx, NULL) is a no-op.
+ * parsum_copy copies bytes; kind says which side each pointer is on. */
+typedef enum parsum_copy_kind {
+    PARSUM_COPY_HOST_TO_CONTEXT = 0,
+    PARSUM_COPY_CONTEXT_TO_HOST = 1,
+    PARSUM_COPY_CONTEXT_TO_CONTEXT = 2,
+    PARSUM_COPY_HOST_TO_HOST = 3
+} parsum_copy_kind;
+PARSUM_API parsum_status parsum_alloc(parsum_context *ctx, void **ptr,
+                                      size_t bytes);
+PARSUM_API void parsum_free(parsum_context *ctx, void *ptr);
+PARSUM_API parsum_status parsum_copy(parsum_context *ctx, void *dst,
+                                     const void *src, size_t bytes,
+                                     parsum_copy_kind kind);
+/* Waits until all work enqueued on ctx has finished (a no-op on the CPU,
+ * whose calls return when done). */
+PARSUM_API parsum_status parsum_synchronize(parsum_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Reduce and scan                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Flags for parsum_scan (bit set; unknown bits are an error). */
+#define PARSUM_INCLUSIVE 0u
+#define PARSUM_EXCLUSIVE 1u /* out[i] excludes in[i]; out[first] = identity */
+#define PARSUM_REVERSE 2u   /* backward scan, from the last element */
+
+/* parsum_reduce: *result = in[0] (+) in[1] (+) ... (+) in[n-1], or the
+ * identity of op for n == 0. result points to one element of dtype (host
+ * memory on a CPU context).
+ * dtypes x ops: every dtype with SUM PROD MIN MAX; integer dtypes also
+ * with AND OR XOR.
+ * Complexity: O(n) work, O(n / threads + chunks) time. Floats are combined
+ * in a fixed order that depends on n only (lanes within fixed-size
+ * chunks, then chunks in order), so the result is bit-identical for any
+ * thread count; it may differ from a serial loop by rounding (error bound
+ * of pairwise-like summation, well within n * eps * sum|x|).
+ * Errors: NULL ctx/result, in NULL with n > 0, unknown dtype/op, bitwise op
+ * on a float, n * size overflowing. */
+PARSUM_API parsum_status parsum_reduce(parsum_context *ctx, const void *in,
+                                       size_t n, parsum_dtype dtype,
+                                       parsum_op op, void *result);
+
+/* parsum_scan: prefix "sums" of in under op, written to out.
+ *   inclusive:          out[i] = in[0] (+) ... (+) in[i]
+ *   exclusive:          out[0] = identity, out[i] = in[0] (+) ... (+) in[i-1]
+ *   reverse inclusive:  out[i] = in[n-1] (+) in[n-2] (+) ... (+) in[i]
+ *   reverse exclusive:  out[n-1] = identity, out[i] = in[n-1] (+) ... (+) in[i+1]
+ * A reverse scan equals reversing in, scanning, and reversing the result;
+ * the running value is always the left operand.
+ * In place (out == in) is allowed; other overlaps of in and out are an
+ * error (PARSUM_ERR_INVALID_ARGUMENT).
+ * dtypes x ops as parsum_reduce. Complexity: O(n) work, one pass over
+ * memory (each element read once and written once); the input is cut into
+ * fixed-size chunks whose prefixes are chained in order, so results are
+ * bit-identical for any thread count, floats included.
+ * Errors: as parsum_reduce, plus out NULL with n > 0, unknown flag bits,
+ * partially overlapping buffers. */
+PARSUM_API parsum_status parsum_scan(parsum_context *ctx, const void *in,
+                                     void *out, size_t n, parsum_dtype dtype,
+                                     parsum_op op, unsigned flags);
+
+/* The same with a custom operator (see parsum_custom_op): in and out hold
+ * n elements of op->elem_size bytes; result one element. The operator is
+ * applied in sequence order within fixed-size chunks and chunk results in
+ * chunk order, so any associative combine gives the serial loop's result
+ * exactly (up to its own rounding) for any thread count. CPU backend only
+ * in this release (PARSUM_ERR_UNSUPPORTED elsewhere).
+ * Errors: as above, plus op NULL, op->combine or op->identity NULL,
+ * elem_size 0 or above PARSUM_CUSTOM_MAX_ELEM_SIZE, n * elem_size
+ * overflowing. */
+PARSUM_API parsum_status parsum_reduce_custom(parsum_context *ctx,
+                                              const void *in, size_t n,
+                                              const parsum_custom_op *op,
+                                              void *result);
+PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
+                                            const void *in, void *out,
+                                            size_t n,
+                                            const parsum_custom_op *op,
+                                            unsigned flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARSUM_H */

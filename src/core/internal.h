@@ -1,0 +1,118 @@
+/*
+ * internal.h - what the layers of parsum share and users never see: the
+ * context, the backend dispatch table, error reporting and the scratch
+ * arena. Public functions validate their arguments (src/core/api_*.c) and
+ * then call the context's backend through parsum__backend; backends trust
+ * their arguments and never call back into the public API.
+ */
+#ifndef PARSUM_INTERNAL_H
+#define PARSUM_INTERNAL_H
+
+#include "parsum.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PARSUM__ERRMSG_LEN 512
+#define PARSUM__ALIGN 64
+
+/* One backend = one table. A NULL slot means "not supported here" and the
+ * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
+typedef struct parsum__backend {
+    const char *name;
+    parsum_status (*reduce)(parsum_context *ctx, const void *in, size_t n,
+                            parsum_dtype dtype, parsum_op op, void *result);
+    parsum_status (*scan)(parsum_context *ctx, const void *in, void *out,
+                          size_t n, parsum_dtype dtype, parsum_op op,
+                          unsigned flags);
+    parsum_status (*reduce_custom)(parsum_context *ctx, const void *in,
+                                   size_t n, const parsum_custom_op *op,
+                                   void *result);
+    parsum_status (*scan_custom)(parsum_context *ctx, const void *in,
+                                 void *out, size_t n,
+                                 const parsum_custom_op *op, unsigned flags);
+    /* Memory of the backend's space. */
+    parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
+    void (*mem_free)(parsum_context *ctx, void *ptr);
+    parsum_status (*mem_copy)(parsum_context *ctx, void *dst, const void *src,
+                              size_t bytes, parsum_copy_kind kind);
+    parsum_status (*synchronize)(parsum_context *ctx);
+    /* Checks that p lies in the backend's memory space (NULL: anything
+     * goes). Sets the error message itself when it fails. */
+    parsum_status (*check_pointer)(parsum_context *ctx, const void *p,
+                                   const char *fn, const char *what);
+    /* Backend state teardown (may be NULL). */
+    void (*destroy)(parsum_context *ctx);
+} parsum__backend;
+
+struct parsum_context {
+    parsum_backend kind;
+    const parsum__backend *be;
+    int threads;        /* resolved CPU thread count, >= 1 */
+    int threads_asked;  /* 0 = default */
+
+    /* Scratch arena: one block grown on demand (owned), or the caller's
+     * workspace while it is large enough. */
+    void *arena;
+    size_t arena_bytes;
+    void *user_ws;
+    size_t user_ws_bytes;
+
+    void *backend_state; /* e.g. the CUDA stream, device, module cache */
+
+    char errmsg[PARSUM__ERRMSG_LEN];
+};
+
+/* Records a formatted message on ctx (if not NULL) and returns status. */
+parsum_status parsum__fail(parsum_context *ctx, parsum_status status,
+                           const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Returns at least `bytes` bytes of 64-byte aligned scratch memory in the
+ * context's space, valid until the next scratch call on ctx. On failure
+ * records a message naming fn and returns NULL. */
+void *parsum__scratch(parsum_context *ctx, size_t bytes, const char *fn);
+
+/* Generic host allocation helpers (aligned, NULL-safe free). */
+void *parsum__host_alloc(size_t bytes);
+void parsum__host_free(void *p);
+
+/* Overflow-checked multiplication: returns false on overflow. */
+static inline bool parsum__mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > (size_t)-1 / b)
+        return false;
+    *out = a * b;
+    return true;
+}
+
+/* Backend tables. */
+extern const parsum__backend parsum__cpu_backend;
+#ifdef PARSUM_HAVE_CUDA
+extern const parsum__backend parsum__cuda_backend;
+/* Creates the CUDA backend state on ctx (device, stream). */
+parsum_status parsum__cuda_init(parsum_context *ctx);
+/* True when the CUDA runtime sees at least one device. */
+bool parsum__cuda_available(void);
+#endif
+
+/* Default CPU thread count: OMP_NUM_THREADS if set, else online CPUs. */
+int parsum__default_threads(void);
+
+/* Dtype/op tables (src/core/types.c). */
+bool parsum__dtype_valid(parsum_dtype d);
+bool parsum__dtype_is_float(parsum_dtype d);
+bool parsum__op_valid(parsum_op op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARSUM_INTERNAL_H */

@@ -1,0 +1,46 @@
+/* backend.c - the CPU backend's dispatch table and its memory functions
+ * (host memory: aligned malloc, memcpy). */
+#include "../core/internal.h"
+#include "cpu.h"
+
+#include <string.h>
+
+static parsum_status cpu_alloc(parsum_context *ctx, void **ptr, size_t bytes)
+{
+    *ptr = parsum__host_alloc(bytes);
+    if (*ptr == NULL)
+        return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
+                            "parsum_alloc: could not allocate %zu bytes of "
+                            "host memory",
+                            bytes);
+    return PARSUM_OK;
+}
+
+static void cpu_free(parsum_context *ctx, void *ptr)
+{
+    (void)ctx;
+    parsum__host_free(ptr);
+}
+
+static parsum_status cpu_copy(parsum_context *ctx, void *dst, const void *src,
+                              size_t bytes, parsum_copy_kind kind)
+{
+    (void)ctx;
+    (void)kind; /* every kind is host to host on the CPU */
+    memmove(dst, src, bytes);
+    return PARSUM_OK;
+}
+
+const parsum__backend parsum__cpu_backend = {
+    .name = "cpu",
+    .reduce = parsum__cpu_reduce,
+    .scan = parsum__cpu_scan,
+    .reduce_custom = parsum__cpu_reduce_custom,
+    .scan_custom = parsum__cpu_scan_custom,
+    .mem_alloc = cpu_alloc,
+    .mem_free = cpu_free,
+    .mem_copy = cpu_copy,
+    .synchronize = NULL,
+    .check_pointer = NULL,
+    .destroy = NULL,
+};

@@ -1,0 +1,136 @@
+/*
+ * kernels.c - the CPU backend's inner loops for every dtype x op, written
+ * once in plain C and compiled once per instruction set (CMake builds this
+ * file with PARSUM_ISA=generic, avx2, avx512 and the matching -m flags).
+ * Because the order of operations is fixed by this source, not by the
+ * vector width, every variant gives the same bits (FMA contraction is
+ * off for the whole build).
+ *
+ * kernels_type.inc holds the loops, written for one element type T; it is
+ * included once per dtype below. Each loop takes the operator as a
+ * compile-time constant (always-inline helpers called from a switch), so
+ * the compiler emits one specialised loop per (dtype, op).
+ */
+#include "cpu.h"
+
+#include "../core/scalar_ops.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef PARSUM_ISA
+#error "compile kernels.c with -DPARSUM_ISA=<variant>"
+#endif
+
+#define PARSUM__CAT2(a, b) a##b
+#define PARSUM__CAT(a, b) PARSUM__CAT2(a, b)
+#define PARSUM__STR2(a) #a
+#define PARSUM__STR(a) PARSUM__STR2(a)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#define K PARSUM__CPU_SUBCHUNKS
+
+/* One include per dtype: T is the element, W the arithmetic type,
+ * TMIN/TMAX the identities of MAX/MIN, SFX the name suffix. */
+#define T int8_t
+#define W uint32_t
+#define TMIN INT8_MIN
+#define TMAX INT8_MAX
+#define SFX i8
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T uint8_t
+#define W uint32_t
+#define TMIN 0
+#define TMAX UINT8_MAX
+#define SFX u8
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T int16_t
+#define W uint32_t
+#define TMIN INT16_MIN
+#define TMAX INT16_MAX
+#define SFX i16
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T uint16_t
+#define W uint32_t
+#define TMIN 0
+#define TMAX UINT16_MAX
+#define SFX u16
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T int32_t
+#define W uint32_t
+#define TMIN INT32_MIN
+#define TMAX INT32_MAX
+#define SFX i32
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T uint32_t
+#define W uint32_t
+#define TMIN 0
+#define TMAX UINT32_MAX
+#define SFX u32
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T int64_t
+#define W uint64_t
+#define TMIN INT64_MIN
+#define TMAX INT64_MAX
+#define SFX i64
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T uint64_t
+#define W uint64_t
+#define TMIN 0
+#define TMAX UINT64_MAX
+#define SFX u64
+#define IS_FLOAT 0
+#include "kernels_type.inc"
+
+#define T float
+#define W float
+#define TMIN (-INFINITY)
+#define TMAX INFINITY
+#define SFX f32
+#define IS_FLOAT 1
+#include "kernels_type.inc"
+
+#define T double
+#define W double
+#define TMIN (-(double)INFINITY)
+#define TMAX ((double)INFINITY)
+#define SFX f64
+#define IS_FLOAT 1
+#include "kernels_type.inc"
+
+/* The table: rows in parsum_dtype order, columns in parsum_op order;
+ * floats have no bitwise slots. */
+#define ROW_INT(kind, sfx)                                                  \
+    {kind##_##sfx##_sum, kind##_##sfx##_prod, kind##_##sfx##_min,            \
+     kind##_##sfx##_max, kind##_##sfx##_and,  kind##_##sfx##_or,             \
+     kind##_##sfx##_xor}
+#define ROW_FLT(kind, sfx)                                                  \
+    {kind##_##sfx##_sum, kind##_##sfx##_prod, kind##_##sfx##_min,            \
+     kind##_##sfx##_max, NULL, NULL, NULL}
+#define TABLE(kind)                                                         \
+    {ROW_INT(kind, i8),  ROW_INT(kind, u8),  ROW_INT(kind, i16),             \
+     ROW_INT(kind, u16), ROW_INT(kind, i32), ROW_INT(kind, u32),             \
+     ROW_INT(kind, i64), ROW_INT(kind, u64), ROW_FLT(kind, f32),             \
+     ROW_FLT(kind, f64)}
+
+const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
+    PARSUM__STR(PARSUM_ISA),
+    TABLE(reduce_run),
+    TABLE(subaggs),
+    TABLE(scan_chunk),
+};

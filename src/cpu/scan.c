@@ -1,0 +1,336 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * scan.c - reduce and scan on the CPU.
+ *
+ * Reduce: the input is cut into fixed-size chunks (cpu.h); threads reduce
+ * chunks independently into an array, which is then folded in chunk order.
+ *
+ * Scan: one pass over memory, as a chained scan over cache-sized chunks.
+ * Thread t handles chunks t, t+T, t+2T, ... in scan order. For each chunk
+ * it (1) reads the chunk once from memory, computing its sub-aggregates,
+ * (2) waits until the previous chunk has published its inclusive prefix
+ * P(c-1), publishes P(c) = P(c-1) (+) agg(c) at once, so the next thread
+ * waits as little as possible, and (3) scans the chunk, now in its L2
+ * cache, from the carry P(c-1). Each element is read from memory once and
+ * written once, the floor for a scan (ParlayLib's reduce-then-scan reads
+ * twice). P(c) is always combined in the same order whatever the timing,
+ * so results are identical for any thread count, floats included: the
+ * chained form of the decoupled look-back of Merrill & Garland (2016),
+ * which on a CPU loses nothing because T (the chain length per round) is
+ * small next to the time a chunk takes.
+ */
+#include "../core/internal.h"
+#include "../core/scalar_ops.h"
+#include "cpu.h"
+#include "sched.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+#define K PARSUM__CPU_SUBCHUNKS
+#define ROUND64(x) (((x) + 63) & ~(size_t)63)
+
+size_t parsum__cpu_chunk_elems(size_t elem_size)
+{
+    size_t c = PARSUM__CPU_CHUNK_BYTES / elem_size;
+    return c > 0 ? c : 1;
+}
+
+/* ---- the chained-scan driver --------------------------------------------- */
+
+typedef struct scan_job {
+    const unsigned char *in;
+    unsigned char *out;
+    size_t n, esize, chunk, nchunks;
+    int reverse, exclusive;
+    parsum_dtype dtype; /* built-in path */
+    parsum_op op;
+    parsum__subaggs_fn subaggs;
+    parsum__scan_chunk_fn scan_chunk;
+    const parsum_custom_op *cop; /* custom path when not NULL */
+    unsigned char *slots;        /* per chunk: flag, then P(c) */
+    size_t slot_bytes;
+    unsigned char *tmp; /* per thread: K sub-aggregates + agg + scratch */
+    size_t tmp_bytes;
+} scan_job;
+
+static atomic_int *slot_flag(const scan_job *j, size_t c)
+{
+    return (atomic_int *)(j->slots + c * j->slot_bytes);
+}
+
+static unsigned char *slot_value(const scan_job *j, size_t c)
+{
+    return j->slots + c * j->slot_bytes + 64;
+}
+
+/* Memory range of chunk c (in scan order): [*off, *off + *len). */
+static void chunk_range(const scan_job *j, size_t c, size_t *off, size_t *len)
+{
+    size_t b = c * j->chunk;
+    size_t e = b + j->chunk < j->n ? b + j->chunk : j->n;
+    *len = e - b;
+    *off = j->reverse ? j->n - e : b;
+}
+
+static void combine(const scan_job *j, const void *a, const void *b, void *out)
+{
+    if (j->cop != NULL)
+        j->cop->combine(a, b, out, j->cop->user);
+    else
+        parsum__combine_scalar(j->dtype, j->op, a, b, out);
+}
+
+static void wait_for(const scan_job *j, size_t c)
+{
+    atomic_int *f = slot_flag(j, c);
+    unsigned spins = 0;
+    while (atomic_load_explicit(f, memory_order_acquire) == 0) {
+        if (++spins < 4096)
+            CPU_RELAX();
+        else
+            sched_yield(); /* more threads than cores: let the producer run */
+    }
+}
+
+/* Custom operators: plain loops over a chunk in scan order. */
+static void custom_chunk_agg(const scan_job *j, const unsigned char *p,
+                             size_t len, void *agg)
+{
+    size_t s = j->esize;
+    memcpy(agg, p + (j->reverse ? len - 1 : 0) * s, s);
+    for (size_t k = 1; k < len; k++) {
+        size_t m = j->reverse ? len - 1 - k : k;
+        j->cop->combine(agg, p + m * s, agg, j->cop->user);
+    }
+}
+
+static void custom_chunk_scan(const scan_job *j, const unsigned char *in,
+                              unsigned char *out, size_t len,
+                              const void *carry, unsigned char *acc)
+{
+    size_t s = j->esize;
+    unsigned char *x = acc + ROUND64(s);
+    for (size_t k = 0; k < len; k++) {
+        size_t m = j->reverse ? len - 1 - k : k;
+        memcpy(x, in + m * s, s);
+        if (k == 0 && carry == NULL) {
+            memcpy(out + m * s, j->exclusive ? j->cop->identity : x, s);
+            memcpy(acc, x, s);
+            continue;
+        }
+        if (k == 0)
+            memcpy(acc, carry, s);
+        if (j->exclusive) {
+            memcpy(out + m * s, acc, s);
+            j->cop->combine(acc, x, acc, j->cop->user);
+        } else {
+            j->cop->combine(acc, x, acc, j->cop->user);
+            memcpy(out + m * s, acc, s);
+        }
+    }
+}
+
+static void scan_worker(void *arg, int tid, int nt)
+{
+    const scan_job *j = arg;
+    size_t s = j->esize;
+    unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
+    unsigned char *sub = tmp;                        /* K elements */
+    unsigned char *agg = tmp + ROUND64(K * s);       /* 1 element */
+    unsigned char *work = agg + ROUND64(s);          /* custom: 2 elements */
+    for (size_t c = (size_t)tid; c < j->nchunks; c += (size_t)nt) {
+        size_t off, len;
+        chunk_range(j, c, &off, &len);
+        const unsigned char *in = j->in + off * s;
+        unsigned char *out = j->out + off * s;
+
+        /* (1) one read of the chunk from memory */
+        if (j->cop != NULL) {
+            custom_chunk_agg(j, in, len, agg);
+        } else {
+            j->subaggs(in, len, j->reverse, sub);
+            memcpy(agg, sub, s);
+            for (int k = 1; k < K; k++)
+                combine(j, agg, sub + (size_t)k * s, agg);
+        }
+
+        /* (2) chain: P(c) = P(c-1) (+) agg(c), published before the scan */
+        const void *carry = NULL;
+        if (c > 0) {
+            wait_for(j, c - 1);
+            carry = slot_value(j, c - 1);
+            combine(j, carry, agg, slot_value(j, c));
+        } else {
+            memcpy(slot_value(j, c), agg, s);
+        }
+        atomic_store_explicit(slot_flag(j, c), 1, memory_order_release);
+
+        /* (3) scan from the L2-resident chunk */
+        if (j->cop != NULL)
+            custom_chunk_scan(j, in, out, len, carry, work);
+        else
+            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
+                          sub);
+    }
+}
+
+static parsum_status run_scan(parsum_context *ctx, scan_job *j,
+                              const char *fn)
+{
+    j->chunk = parsum__cpu_chunk_elems(j->esize);
+    j->nchunks = (j->n + j->chunk - 1) / j->chunk;
+    int nt = ctx->threads;
+    if ((size_t)nt > j->nchunks)
+        nt = (int)j->nchunks;
+    j->slot_bytes = 64 + ROUND64(j->esize);
+    j->tmp_bytes = ROUND64(K * j->esize) + 3 * ROUND64(j->esize) + 64;
+    size_t slots_bytes, tmp_total;
+    if (!parsum__mul_size(j->nchunks, j->slot_bytes, &slots_bytes) ||
+        !parsum__mul_size((size_t)nt, j->tmp_bytes, &tmp_total))
+        return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
+                            "%s: scratch size overflows", fn);
+    unsigned char *scratch = parsum__scratch(ctx, slots_bytes + tmp_total, fn);
+    if (scratch == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    j->slots = scratch;
+    j->tmp = scratch + slots_bytes;
+    for (size_t c = 0; c < j->nchunks; c++)
+        atomic_init(slot_flag(j, c), 0);
+    parsum__sched_spmd(nt, scan_worker, j);
+    return PARSUM_OK;
+}
+
+parsum_status parsum__cpu_scan(parsum_context *ctx, const void *in, void *out,
+                               size_t n, parsum_dtype dtype, parsum_op op,
+                               unsigned flags)
+{
+    const parsum__cpu_kernels *k = parsum__cpu_kernels_get();
+    scan_job j = {0};
+    j.in = in;
+    j.out = out;
+    j.n = n;
+    j.esize = parsum_dtype_size(dtype);
+    j.reverse = (flags & PARSUM_REVERSE) != 0;
+    j.exclusive = (flags & PARSUM_EXCLUSIVE) != 0;
+    j.dtype = dtype;
+    j.op = op;
+    j.subaggs = k->subaggs[dtype][op];
+    j.scan_chunk = k->scan_chunk[dtype][op];
+    return run_scan(ctx, &j, "parsum_scan");
+}
+
+parsum_status parsum__cpu_scan_custom(parsum_context *ctx, const void *in,
+                                      void *out, size_t n,
+                                      const parsum_custom_op *op,
+                                      unsigned flags)
+{
+    scan_job j = {0};
+    j.in = in;
+    j.out = out;
+    j.n = n;
+    j.esize = op->elem_size;
+    j.reverse = (flags & PARSUM_REVERSE) != 0;
+    j.exclusive = (flags & PARSUM_EXCLUSIVE) != 0;
+    j.cop = op;
+    return run_scan(ctx, &j, "parsum_scan_custom");
+}
+
+/* ---- reduce ---------------------------------------------------------------- */
+
+typedef struct reduce_job {
+    const unsigned char *in;
+    size_t n, esize, chunk;
+    parsum__reduce_run_fn run;
+    const parsum_custom_op *cop;
+    unsigned char *partial; /* one element per chunk, 64-byte strided */
+    size_t stride;
+} reduce_job;
+
+static void reduce_chunk(void *arg, size_t c)
+{
+    const reduce_job *j = arg;
+    size_t b = c * j->chunk;
+    size_t len = b + j->chunk < j->n ? j->chunk : j->n - b;
+    const unsigned char *p = j->in + b * j->esize;
+    unsigned char *res = j->partial + c * j->stride;
+    if (j->cop == NULL) {
+        j->run(p, len, res);
+        return;
+    }
+    memcpy(res, j->cop->identity, j->esize);
+    for (size_t k = 0; k < len; k++)
+        j->cop->combine(res, p + k * j->esize, res, j->cop->user);
+}
+
+static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
+                                void *result, const char *fn,
+                                parsum_dtype dtype, parsum_op op)
+{
+    j->chunk = parsum__cpu_chunk_elems(j->esize);
+    size_t nchunks = (j->n + j->chunk - 1) / j->chunk;
+    j->stride = ROUND64(j->esize);
+    if (nchunks == 0) {
+        if (j->cop != NULL)
+            memcpy(result, j->cop->identity, j->esize);
+        else
+            parsum_op_identity(dtype, op, result);
+        return PARSUM_OK;
+    }
+    size_t bytes;
+    if (!parsum__mul_size(nchunks, j->stride, &bytes))
+        return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
+                            "%s: scratch size overflows", fn);
+    j->partial = parsum__scratch(ctx, bytes + j->stride, fn);
+    if (j->partial == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    int nt = ctx->threads;
+    if ((size_t)nt > nchunks)
+        nt = (int)nchunks;
+    parsum__sched_parallel_for(nt, nchunks, reduce_chunk, j);
+    /* Fold the chunk results in chunk order into a 64-byte aligned slot. */
+    unsigned char *acc = j->partial + nchunks * j->stride;
+    memcpy(acc, j->partial, j->esize);
+    for (size_t c = 1; c < nchunks; c++) {
+        const unsigned char *x = j->partial + c * j->stride;
+        if (j->cop != NULL)
+            j->cop->combine(acc, x, acc, j->cop->user);
+        else
+            parsum__combine_scalar(dtype, op, acc, x, acc);
+    }
+    memcpy(result, acc, j->esize);
+    return PARSUM_OK;
+}
+
+parsum_status parsum__cpu_reduce(parsum_context *ctx, const void *in,
+                                 size_t n, parsum_dtype dtype, parsum_op op,
+                                 void *result)
+{
+    reduce_job j = {0};
+    j.in = in;
+    j.n = n;
+    j.esize = parsum_dtype_size(dtype);
+    j.run = parsum__cpu_kernels_get()->reduce_run[dtype][op];
+    return run_reduce(ctx, &j, result, "parsum_reduce", dtype, op);
+}
+
+parsum_status parsum__cpu_reduce_custom(parsum_context *ctx, const void *in,
+                                        size_t n, const parsum_custom_op *op,
+                                        void *result)
+{
+    reduce_job j = {0};
+    j.in = in;
+    j.n = n;
+    j.esize = op->elem_size;
+    j.cop = op;
+    return run_reduce(ctx, &j, result, "parsum_reduce_custom", PARSUM_I8,
+                      PARSUM_SUM);
+}

@@ -1,0 +1,24 @@
+/*
+ * sched.h - the CPU backend's scheduler: four functions, ParlayLib style,
+ * implemented over OpenMP in sched.c. Nothing else in parsum touches
+ * OpenMP, so another runtime (a pthread pool, TBB) can replace it here.
+ */
+#ifndef PARSUM_CPU_SCHED_H
+#define PARSUM_CPU_SCHED_H
+
+#include <stddef.h>
+
+/* Threads a parallel region gets by default. */
+int parsum__sched_workers(void);
+/* Index of the calling thread inside a region (0 outside one). */
+int parsum__sched_worker_id(void);
+/* body(arg, i) for every i in [0, n), statically split over nthreads. */
+void parsum__sched_parallel_for(int nthreads, size_t n,
+                                void (*body)(void *arg, size_t i),
+                                void *arg);
+/* Fork-join: body(arg, tid, nt) on nt <= nthreads threads running at the
+ * same time; returns when all are done. nt is the count actually started. */
+void parsum__sched_spmd(int nthreads,
+                        void (*body)(void *arg, int tid, int nt), void *arg);
+
+#endif
