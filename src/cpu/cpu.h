@@ -20,9 +20,6 @@ extern "C" {
 #endif
 
 #define PARSUM__CPU_CHUNK_BYTES ((size_t)128 * 1024)
-/* A scan chunk is scanned as this many contiguous sub-chunks whose serial
- * chains run interleaved, which hides the latency of float adds. */
-#define PARSUM__CPU_SUBCHUNKS 8
 
 /* Elements per chunk for an element size (also for custom operators). */
 size_t parsum__cpu_chunk_elems(size_t elem_size);
@@ -30,23 +27,18 @@ size_t parsum__cpu_chunk_elems(size_t elem_size);
 /* Per (dtype, op) kernels, type-erased. `len` >= 1 unless stated.
  *  reduce_run: *result = identity (+) p[0] (+) ... (+) p[len-1], in a fixed
  *      lane order (len may be 0).
- *  subaggs: the aggregates of the PARSUM__CPU_SUBCHUNKS sub-chunks of a
- *      chunk, in scan order (reverse: from the end), into sub[0..K).
- *  scan_chunk: scans one chunk, base pointers of its memory range; carry
- *      is the exclusive prefix from earlier chunks or NULL for the first
- *      chunk; sub holds the chunk's sub-aggregates from subaggs. */
+ *  scan_chunk: scans one chunk given the base pointers of its memory
+ *      range; carry is the exclusive prefix from earlier chunks, or NULL
+ *      for the first chunk of the scan. */
 typedef void (*parsum__reduce_run_fn)(const void *p, size_t len,
                                       void *result);
-typedef void (*parsum__subaggs_fn)(const void *p, size_t len, int reverse,
-                                   void *sub);
 typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
                                       int reverse, int exclusive,
-                                      const void *carry, const void *sub);
+                                      const void *carry);
 
 typedef struct parsum__cpu_kernels {
     const char *isa;
     parsum__reduce_run_fn reduce_run[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
-    parsum__subaggs_fn subaggs[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__scan_chunk_fn scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
 } parsum__cpu_kernels;
 

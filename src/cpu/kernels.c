@@ -2,9 +2,10 @@
  * kernels.c - the CPU backend's inner loops for every dtype x op, written
  * once in plain C and compiled once per instruction set (CMake builds this
  * file with PARSUM_ISA=generic, avx2, avx512 and the matching -m flags).
- * Because the order of operations is fixed by this source, not by the
- * vector width, every variant gives the same bits (FMA contraction is
- * off for the whole build).
+ * Integer results are the same in every variant. Float reductions use a
+ * fixed lane count (same bits everywhere); float scans use the variant's
+ * vector width as block width, so they are bit-identical for any thread
+ * count within a variant (FMA contraction is off for the whole build).
  *
  * kernels_type.inc holds the loops, written for one element type T; it is
  * included once per dtype below. Each loop takes the operator as a
@@ -29,11 +30,23 @@
 #define PARSUM__STR(a) PARSUM__STR2(a)
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define K PARSUM__CPU_SUBCHUNKS
+/* Vector width of this variant, in bytes (see kernels_type.inc). */
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define PARSUM__VEC_BYTES 64
+#elif defined(__AVX2__)
+#define PARSUM__VEC_BYTES 32
+#else
+#define PARSUM__VEC_BYTES 16
+#endif
 
-/* One include per dtype: T is the element, W the arithmetic type,
- * TMIN/TMAX the identities of MAX/MIN, SFX the name suffix. */
+
+/* One include per dtype: T is the element, W the scalar arithmetic type,
+ * VT the vector lane type (unsigned for integers: defined wrap-around),
+ * MT the signed integer of T's width (masks, shuffle indices), TMIN/TMAX
+ * the identities of MAX/MIN, SFX the name suffix. */
 #define T int8_t
+#define VT uint8_t
+#define MT int8_t
 #define W uint32_t
 #define TMIN INT8_MIN
 #define TMAX INT8_MAX
@@ -42,6 +55,8 @@
 #include "kernels_type.inc"
 
 #define T uint8_t
+#define VT uint8_t
+#define MT int8_t
 #define W uint32_t
 #define TMIN 0
 #define TMAX UINT8_MAX
@@ -50,6 +65,8 @@
 #include "kernels_type.inc"
 
 #define T int16_t
+#define VT uint16_t
+#define MT int16_t
 #define W uint32_t
 #define TMIN INT16_MIN
 #define TMAX INT16_MAX
@@ -58,6 +75,8 @@
 #include "kernels_type.inc"
 
 #define T uint16_t
+#define VT uint16_t
+#define MT int16_t
 #define W uint32_t
 #define TMIN 0
 #define TMAX UINT16_MAX
@@ -66,6 +85,8 @@
 #include "kernels_type.inc"
 
 #define T int32_t
+#define VT uint32_t
+#define MT int32_t
 #define W uint32_t
 #define TMIN INT32_MIN
 #define TMAX INT32_MAX
@@ -74,6 +95,8 @@
 #include "kernels_type.inc"
 
 #define T uint32_t
+#define VT uint32_t
+#define MT int32_t
 #define W uint32_t
 #define TMIN 0
 #define TMAX UINT32_MAX
@@ -82,6 +105,8 @@
 #include "kernels_type.inc"
 
 #define T int64_t
+#define VT uint64_t
+#define MT int64_t
 #define W uint64_t
 #define TMIN INT64_MIN
 #define TMAX INT64_MAX
@@ -90,6 +115,8 @@
 #include "kernels_type.inc"
 
 #define T uint64_t
+#define VT uint64_t
+#define MT int64_t
 #define W uint64_t
 #define TMIN 0
 #define TMAX UINT64_MAX
@@ -98,6 +125,8 @@
 #include "kernels_type.inc"
 
 #define T float
+#define VT float
+#define MT int32_t
 #define W float
 #define TMIN (-INFINITY)
 #define TMAX INFINITY
@@ -106,6 +135,8 @@
 #include "kernels_type.inc"
 
 #define T double
+#define VT double
+#define MT int64_t
 #define W double
 #define TMIN (-(double)INFINITY)
 #define TMAX ((double)INFINITY)
@@ -131,6 +162,5 @@
 const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
     PARSUM__STR(PARSUM_ISA),
     TABLE(reduce_run),
-    TABLE(subaggs),
     TABLE(scan_chunk),
 };

@@ -7,7 +7,7 @@
  *
  * Scan: one pass over memory, as a chained scan over cache-sized chunks.
  * Thread t handles chunks t, t+T, t+2T, ... in scan order. For each chunk
- * it (1) reads the chunk once from memory, computing its sub-aggregates,
+ * it (1) reads the chunk once from memory, computing its aggregate,
  * (2) waits until the previous chunk has published its inclusive prefix
  * P(c-1), publishes P(c) = P(c-1) (+) agg(c) at once, so the next thread
  * waits as little as possible, and (3) scans the chunk, now in its L2
@@ -35,7 +35,6 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
-#define K PARSUM__CPU_SUBCHUNKS
 #define ROUND64(x) (((x) + 63) & ~(size_t)63)
 
 size_t parsum__cpu_chunk_elems(size_t elem_size)
@@ -53,12 +52,12 @@ typedef struct scan_job {
     int reverse, exclusive;
     parsum_dtype dtype; /* built-in path */
     parsum_op op;
-    parsum__subaggs_fn subaggs;
+    parsum__reduce_run_fn reduce_run;
     parsum__scan_chunk_fn scan_chunk;
     const parsum_custom_op *cop; /* custom path when not NULL */
     unsigned char *slots;        /* per chunk: flag, then P(c) */
     size_t slot_bytes;
-    unsigned char *tmp; /* per thread: K sub-aggregates + agg + scratch */
+    unsigned char *tmp; /* per thread: agg + custom-op scratch */
     size_t tmp_bytes;
 } scan_job;
 
@@ -144,9 +143,8 @@ static void scan_worker(void *arg, int tid, int nt)
     const scan_job *j = arg;
     size_t s = j->esize;
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
-    unsigned char *sub = tmp;                        /* K elements */
-    unsigned char *agg = tmp + ROUND64(K * s);       /* 1 element */
-    unsigned char *work = agg + ROUND64(s);          /* custom: 2 elements */
+    unsigned char *agg = tmp;               /* 1 element */
+    unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
     for (size_t c = (size_t)tid; c < j->nchunks; c += (size_t)nt) {
         size_t off, len;
         chunk_range(j, c, &off, &len);
@@ -157,10 +155,8 @@ static void scan_worker(void *arg, int tid, int nt)
         if (j->cop != NULL) {
             custom_chunk_agg(j, in, len, agg);
         } else {
-            j->subaggs(in, len, j->reverse, sub);
-            memcpy(agg, sub, s);
-            for (int k = 1; k < K; k++)
-                combine(j, agg, sub + (size_t)k * s, agg);
+            /* Built-in ops commute, so memory order is fine here. */
+            j->reduce_run(in, len, agg);
         }
 
         /* (2) chain: P(c) = P(c-1) (+) agg(c), published before the scan */
@@ -178,8 +174,7 @@ static void scan_worker(void *arg, int tid, int nt)
         if (j->cop != NULL)
             custom_chunk_scan(j, in, out, len, carry, work);
         else
-            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
-                          sub);
+            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry);
     }
 }
 
@@ -192,7 +187,7 @@ static parsum_status run_scan(parsum_context *ctx, scan_job *j,
     if ((size_t)nt > j->nchunks)
         nt = (int)j->nchunks;
     j->slot_bytes = 64 + ROUND64(j->esize);
-    j->tmp_bytes = ROUND64(K * j->esize) + 3 * ROUND64(j->esize) + 64;
+    j->tmp_bytes = 3 * ROUND64(j->esize) + 64;
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j->nchunks, j->slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j->tmp_bytes, &tmp_total))
@@ -223,7 +218,7 @@ parsum_status parsum__cpu_scan(parsum_context *ctx, const void *in, void *out,
     j.exclusive = (flags & PARSUM_EXCLUSIVE) != 0;
     j.dtype = dtype;
     j.op = op;
-    j.subaggs = k->subaggs[dtype][op];
+    j.reduce_run = k->reduce_run[dtype][op];
     j.scan_chunk = k->scan_chunk[dtype][op];
     return run_scan(ctx, &j, "parsum_scan");
 }

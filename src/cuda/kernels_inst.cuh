@@ -1,0 +1,55 @@
+/*
+ * kernels_inst.cuh - instantiates the scan and reduce kernels of one
+ * built-in dtype for every operator defined on it, and exports their
+ * addresses as a table indexed by parsum_op. CMake generates one small .cu
+ * per dtype that defines the macros below and includes this file, so the
+ * ten dtypes compile in parallel:
+ *   PARSUM_INST_T      element type (int32_t, double, ...)
+ *   PARSUM_INST_W      arithmetic type (uint32_t, uint64_t, or T for floats)
+ *   PARSUM_INST_NAME   table suffix (i32, f64, ...)
+ *   PARSUM_INST_FLOAT  1 for floats (no bitwise operators)
+ */
+#include "cuda_internal.h"
+
+#include "builtin_ops.cuh"
+#include "scan_kernels.cuh"
+
+#define PARSUM_INST_CAT2(a, b) a##b
+#define PARSUM_INST_CAT(a, b) PARSUM_INST_CAT2(a, b)
+#define PARSUM_INST_TABLE PARSUM_INST_CAT(parsum__cuda_kernels_, PARSUM_INST_NAME)
+
+namespace {
+
+typedef PARSUM_INST_T inst_t;
+typedef PARSUM_INST_W inst_w;
+
+template <template <class, class> class OP>
+parsum__cuda_kernels make_kernels()
+{
+    typedef OP<inst_t, inst_w> op;
+    return parsum__cuda_kernels{
+        (const void *)&parsum_k::scan_kernel<inst_t, op, false>,
+        (const void *)&parsum_k::scan_kernel<inst_t, op, true>,
+        (const void *)&parsum_k::reduce_kernel<inst_t, op>,
+    };
+}
+
+} /* namespace */
+
+/* Indexed by parsum_op; bitwise slots are empty for floats (the core
+ * rejects those combinations before a backend is called). */
+extern const parsum__cuda_kernels PARSUM_INST_TABLE[PARSUM_OP_COUNT] = {
+    make_kernels<parsum_k::op_sum>(),
+    make_kernels<parsum_k::op_prod>(),
+    make_kernels<parsum_k::op_min>(),
+    make_kernels<parsum_k::op_max>(),
+#if PARSUM_INST_FLOAT
+    parsum__cuda_kernels{nullptr, nullptr, nullptr},
+    parsum__cuda_kernels{nullptr, nullptr, nullptr},
+    parsum__cuda_kernels{nullptr, nullptr, nullptr},
+#else
+    make_kernels<parsum_k::op_and>(),
+    make_kernels<parsum_k::op_or>(),
+    make_kernels<parsum_k::op_xor>(),
+#endif
+};

@@ -1,0 +1,732 @@
+/*
+ * scan_kernels.cuh - the GPU scan and reduce kernels of parsum, written once
+ * for any element type T and any associative operator Op.
+ *
+ * This file is compiled twice: by nvcc for the built-in dtypes (included by
+ * src/cuda/kernels_inst.cuh) and, as text, by NVRTC for a custom operator
+ * (embedded into the library by src/cuda/embed.cmake and prepended to the
+ * user's type and combine body, see src/cuda/custom.cu). It therefore
+ * includes no header at all, uses no standard-library name and defines
+ * everything it needs inside namespace parsum_k.
+ *
+ * Scan: one pass with decoupled look-back (D. Merrill, M. Garland, "Single-
+ * pass Parallel Prefix Scan with Decoupled Look-back", NVIDIA NVR-2016-002),
+ * made deterministic with a fixed look-back window; reduce: one pass with
+ * per-block partials folded in order by the last block. The design and the
+ * determinism argument are in src/cuda/NOTES.md; in short, every value a
+ * thread combines is a fixed function of the input (and of n), never of the
+ * timing, and operands are always combined in sequence order (the earlier
+ * one on the left), so non-commutative operators work too.
+ *
+ * Requirements on T: trivially copyable and default-constructible. Op must
+ * provide `T operator()(const T &a, const T &b) const` computing a (+) b.
+ */
+#ifndef PARSUM_SCAN_KERNELS_CUH
+#define PARSUM_SCAN_KERNELS_CUH
+
+namespace parsum_k {
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+/* ------------------------------------------------------------------------ */
+/* Tuning: one table, looked up by element size.                            */
+/* ------------------------------------------------------------------------ */
+
+/* A tile of the scan is block * rows * vec_elems(size) elements: each
+ * thread holds `rows` vectors of 16 bytes (vec_elems elements each) or,
+ * for element sizes that do not divide 16, `rows` single elements. The
+ * reduce streams through warp tiles of 32 * rrows * vec_elems elements.
+ * window: the look-back window W (tiles), a multiple of 32, see NOTES.md.
+ * Changing a row changes how float results are rounded (the grouping), never
+ * whether they are deterministic. */
+struct policy {
+    u64 max_size;  /* this row serves element sizes up to max_size bytes */
+    int block;     /* scan: threads per block */
+    int rows;      /* scan: vectors (or elements) per thread */
+    int window;    /* scan: look-back window in tiles */
+    int rblock;    /* reduce: threads per block */
+    int rrows;     /* reduce: vectors (or elements) per thread per step */
+};
+
+/* The table. A chain of conditionals rather than an array so that host and
+ * device code can both evaluate it (nvcc forbids a host array in device
+ * code, NVRTC any array outside constant evaluation). */
+__host__ __device__ constexpr policy policy_for(u64 size)
+{
+    /* clang-format off */
+    /*                    size  block rows window  rblock rrows   scan elements/thread */
+    return size <= 1 ? policy{   1,  256,   2,   256,    256,   4 }  /* 32 x 1 byte   */
+         : size <= 2 ? policy{   2,  256,   2,   256,    256,   4 }  /* 16 x 2 bytes  */
+         : size <= 4 ? policy{   4,  256,   4,   256,    256,   4 }  /* 16 x 4 bytes  */
+         : size <= 8 ? policy{   8,  256,   8,   256,    256,   4 }  /* 16 x 8 bytes  */
+         : size <= 16 ? policy{ 16,  256,   4,   128,    256,   2 }  /*  4 x 16 bytes */
+         : size <= 64 ? policy{ 64,  128,   2,    64,    128,   1 }  /* custom types  */
+         : size <= 256 ? policy{256,  64,   1,    32,     64,   1 }
+         :              policy{1024,  32,   1,    32,     32,   1 };
+    /* clang-format on */
+}
+
+/* Elements per 16-byte vector; 1 where the size does not divide 16. */
+__host__ __device__ constexpr int vec_elems(u64 size)
+{
+    return (size <= 16 && 16 % size == 0) ? (int)(16 / size) : 1;
+}
+
+/* True when a vector (vec_elems elements) can be moved as 16-byte words. */
+__host__ __device__ constexpr bool vec_capable(u64 size)
+{
+    return (vec_elems(size) * size) % 16 == 0;
+}
+
+__host__ __device__ constexpr u64 scan_tile_elems(u64 size)
+{
+    return (u64)policy_for(size).block * policy_for(size).rows *
+           vec_elems(size);
+}
+
+__host__ __device__ constexpr u64 reduce_warp_tile_elems(u64 size)
+{
+    return 32ull * policy_for(size).rrows * vec_elems(size);
+}
+
+/* Per-tile values (aggregate, inclusive prefix, reduce partials) live in
+ * slots of whole 32-bit words so that they can be read word by word from
+ * L2 whatever the element size. */
+__host__ __device__ constexpr u64 slot_bytes(u64 size)
+{
+    return (size + 3) / 4 * 4;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernel arguments (the host fills these; layout shared with host code).  */
+/* ------------------------------------------------------------------------ */
+
+enum : u32 {
+    OPT_EXCLUSIVE = 1u, /* exclusive scan */
+    OPT_VEC = 2u        /* in and out are 16-byte aligned: vector access */
+};
+
+enum : u32 { TILE_NONE = 0u, TILE_AGG = 1u, TILE_INCL = 2u };
+
+struct scan_args {
+    const void *in;
+    void *out;
+    u64 n;         /* elements, > 0 */
+    u32 num_tiles; /* ceil(n / tile), < 2^31; the grid has this many blocks */
+    u32 options;   /* OPT_* bits */
+    u32 *counter;  /* next tile to hand out; zeroed before the launch */
+    u32 *status;   /* TILE_* per tile; zeroed before the launch */
+    u32 *agg;      /* per-tile aggregate A(c), slot_bytes each */
+    u32 *incl;     /* per-tile inclusive prefix P(c), slot_bytes each */
+};
+
+struct reduce_args {
+    const void *in;
+    u64 n;          /* elements (may be 0 only if the host passes it) */
+    u64 chunk;      /* elements per warp, a multiple of the warp tile */
+    u32 num_blocks; /* grid size G */
+    u32 options;    /* OPT_VEC */
+    u32 *partials;  /* G slots */
+    u32 *counter;   /* blocks done; 0 before the launch, reset to 0 after */
+    void *result;   /* one element; any alignment */
+};
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+/* ------------------------------------------------------------------------ */
+/* Small device helpers                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define PARSUM_K_FULL_MASK 0xffffffffu
+
+struct alignas(16) vec16 {
+    u32 x, y, z, w;
+};
+
+template <class T>
+struct words {
+    u32 w[(sizeof(T) + 3) / 4];
+};
+
+template <class T>
+__device__ __forceinline__ words<T> to_words(const T &v)
+{
+    words<T> r;
+    r.w[(sizeof(T) + 3) / 4 - 1] = 0u; /* defined padding bytes */
+    memcpy(r.w, &v, sizeof(T));
+    return r;
+}
+
+template <class T>
+__device__ __forceinline__ T from_words(const words<T> &r)
+{
+    T v;
+    memcpy(&v, r.w, sizeof(T));
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_idx(const T &v, int src)
+{
+    words<T> r = to_words(v);
+#pragma unroll
+    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
+        r.w[i] = __shfl_sync(PARSUM_K_FULL_MASK, r.w[i], src);
+    return from_words<T>(r);
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_up(const T &v, int d)
+{
+    words<T> r = to_words(v);
+#pragma unroll
+    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
+        r.w[i] = __shfl_up_sync(PARSUM_K_FULL_MASK, r.w[i], d);
+    return from_words<T>(r);
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(const T &v, int m)
+{
+    words<T> r = to_words(v);
+#pragma unroll
+    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
+        r.w[i] = __shfl_xor_sync(PARSUM_K_FULL_MASK, r.w[i], m);
+    return from_words<T>(r);
+}
+
+/* Inter-block communication. Status words are read and written with
+ * strong (relaxed, GPU-scope) accesses so that polling always reaches L2;
+ * the values they guard are written before a GPU-scope fence and read
+ * after one, through ld.global.cg (L2, never a stale L1 line). This is
+ * the release/acquire-by-fence pattern of the PTX memory model. */
+__device__ __forceinline__ u32 ld_status(const u32 *p)
+{
+    u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_status(u32 *p, u32 v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+}
+
+__device__ __forceinline__ void fence_gpu()
+{
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+__device__ __forceinline__ u32 ld_cg(const u32 *p)
+{
+    u32 v;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ void store_slot(u32 *base, u64 idx, const T &v)
+{
+    constexpr int NW = (int)(slot_bytes(sizeof(T)) / 4);
+    words<T> r = to_words(v);
+    u32 *p = base + idx * NW;
+#pragma unroll
+    for (int i = 0; i < NW; ++i)
+        p[i] = r.w[i];
+}
+
+template <class T>
+__device__ __forceinline__ T load_slot(const u32 *base, u64 idx)
+{
+    constexpr int NW = (int)(slot_bytes(sizeof(T)) / 4);
+    words<T> r;
+    const u32 *p = base + idx * NW;
+#pragma unroll
+    for (int i = 0; i < NW; ++i)
+        r.w[i] = ld_cg(p + i);
+    return from_words<T>(r);
+}
+
+/* Loads the V elements of one vector starting at p (element order as in
+ * memory, or reversed when REV) with 16-byte accesses; p is 16-byte
+ * aligned. store_vec is the converse. */
+template <class T, int V, bool REV>
+__device__ __forceinline__ void load_vec(T (&x)[V], const T *p)
+{
+    if constexpr (V * sizeof(T) % 16 == 0) {
+        constexpr int NQ = (int)(V * sizeof(T) / 16);
+        vec16 q[NQ];
+        const vec16 *s = reinterpret_cast<const vec16 *>(p);
+#pragma unroll
+        for (int i = 0; i < NQ; ++i)
+            q[i] = s[i];
+        T t[V];
+        memcpy(t, q, sizeof t);
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            x[v] = t[REV ? V - 1 - v : v];
+    } else { /* not vector-capable: element by element */
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            x[v] = p[REV ? V - 1 - v : v];
+    }
+}
+
+template <class T, int V, bool REV>
+__device__ __forceinline__ void store_vec(T *p, const T (&y)[V])
+{
+    if constexpr (V * sizeof(T) % 16 == 0) {
+        constexpr int NQ = (int)(V * sizeof(T) / 16);
+        T t[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            t[v] = y[REV ? V - 1 - v : v];
+        vec16 q[NQ];
+        memcpy(q, t, sizeof t);
+        vec16 *d = reinterpret_cast<vec16 *>(p);
+#pragma unroll
+        for (int i = 0; i < NQ; ++i)
+            d[i] = q[i];
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            p[REV ? V - 1 - v : v] = y[v];
+    }
+}
+
+/* Ordered warp reduction: every lane ends with v(lane 0) (+) ... (+)
+ * v(lane 31), the lower lanes' values always on the left. All lanes compute
+ * the same operations on the same operands, so they agree bit for bit. */
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce(T v, int lane, const Op &op)
+{
+#pragma unroll
+    for (int m = 1; m < 32; m <<= 1) {
+        T o = shfl_xor(v, m);
+        const bool upper = (lane & m) != 0;
+        v = op(upper ? o : v, upper ? v : o);
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scan                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One block scans one tile. Tiles are numbered c = 0, 1, ... in scan order
+ * (handed out by an atomic counter, so a tile only ever waits for tiles
+ * that are already running); tile c covers memory tile j = c (forward) or
+ * j = num_tiles - 1 - c (reverse), i.e. elements [j * TILE, (j+1) * TILE),
+ * the last memory tile being partial. Inside a tile, warp w holds a
+ * contiguous warp chunk of R rows; in row r lane l holds one vector of V
+ * consecutive elements, so each row of a warp moves 32 * 16 bytes with one
+ * fully coalesced 16-byte access per lane. The scan order inside the tile
+ * is (warp, row, lane, element) ascending; a reverse scan maps it onto
+ * memory backwards, so all the combining code below is direction-free.
+ *
+ * Arguments: id is the operator's identity (exclusive outputs are
+ * id (+) inclusive prefix, as in the serial reference); pad is a left
+ * identity used to fill positions that hold no element (the partial tile,
+ * look-back slots before tile 0): pad (+) x == x bit for bit for every x
+ * (for float sum that is -0.0, not +0.0). Padding only ever precedes real
+ * elements in scan order, or follows every element that is stored.
+ */
+template <class T, class Op, bool REV>
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
+    scan_kernel(scan_args a, T id, T pad)
+{
+    constexpr policy P = policy_for(sizeof(T));
+    constexpr int BLOCK = P.block;
+    constexpr int NWARP = BLOCK / 32;
+    constexpr int R = P.rows;
+    constexpr int V = vec_elems(sizeof(T));
+    constexpr int W = P.window;
+    constexpr int K = W / 32;
+    constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
+    constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+    static_assert(W % 32 == 0 && K >= 1 && K <= 32, "bad window");
+    static_assert(BLOCK % 32 == 0, "bad block");
+
+    const Op op;
+    __shared__ u32 s_tile;
+    __shared__ alignas(16) unsigned char s_raw[(NWARP + 1) * sizeof(T)];
+    T *s_wtot = reinterpret_cast<T *>(s_raw); /* per-warp totals */
+    T *s_x = s_wtot + NWARP;                  /* the tile's prefix X(c) */
+
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const bool single = gridDim.x == 1;
+
+    /* 1. Claim the next tile. */
+    u32 c = 0;
+    if (!single) {
+        if (tid == 0)
+            s_tile = atomicAdd(a.counter, 1u);
+        __syncthreads();
+        c = s_tile;
+    }
+    const u64 j = REV ? (u64)(a.num_tiles - 1u - c) : (u64)c;
+    const u64 tile_base = j * TILE;
+    const bool full = tile_base + TILE <= a.n;
+    const u64 rem = a.n - tile_base; /* valid elements if partial */
+    const T *in = static_cast<const T *>(a.in) + tile_base;
+    T *out = static_cast<T *>(a.out) + tile_base;
+
+    /* Memory offset (within the tile) of the first element of this
+     * thread's vector in scan row r. */
+    auto offset = [&](int r) -> u32 {
+        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
+        return REV ? TILE - V - fwd : fwd;
+    };
+
+    /* 2. Load (all loads issued before any use). */
+    T x[R][V];
+    if (full) {
+        if (vec_capable(sizeof(T)) && (a.options & OPT_VEC)) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                load_vec<T, V, REV>(x[r], in + offset(r));
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    x[r][v] = in[offset(r) + (REV ? V - 1 - v : v)];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u32 m = offset(r) + (REV ? V - 1 - v : v);
+                x[r][v] = m < rem ? in[m] : pad;
+            }
+    }
+
+    /* 3. Thread, warp and block level: lane exclusive prefixes le[r], row
+     * prefixes rp[r] within the warp, the warp total. */
+    T le[R], tot[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        T s = x[r][0];
+#pragma unroll
+        for (int v = 1; v < V; ++v)
+            s = op(s, x[r][v]);
+        tot[r] = s;
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T o = shfl_up(tot[r], d);
+            if (lane >= d)
+                tot[r] = op(o, tot[r]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        le[r] = shfl_up(tot[r], 1);      /* valid for lane > 0 */
+        tot[r] = shfl_idx(tot[r], 31);   /* row total */
+    }
+    T rp[R]; /* rp[r]: total of rows 0..r-1, valid for r > 0 */
+    rp[0] = pad;
+    T wtot = tot[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+        rp[r] = wtot;
+        wtot = op(wtot, tot[r]);
+    }
+    if (lane == 0)
+        s_wtot[warp] = wtot;
+    __syncthreads();
+
+    /* Warp prefix wp (warps before this one) and, in warp 0, the tile
+     * aggregate. Each is one sequential fold of the warp totals. */
+    T wp = pad, agg = pad;
+    if (warp == 0) {
+        agg = s_wtot[0];
+        for (int i = 1; i < NWARP; ++i)
+            agg = op(agg, s_wtot[i]);
+    } else {
+        wp = s_wtot[0];
+        for (int i = 1; i < warp; ++i)
+            wp = op(wp, s_wtot[i]);
+    }
+
+    /* 4. Publish A(c), look back, publish P(c). */
+    if (!single && warp == 0) {
+        if (c == 0) {
+            if (lane == 0) {
+                store_slot(a.agg, 0, agg);
+                store_slot(a.incl, 0, agg);
+                fence_gpu();
+                st_status(a.status, TILE_INCL);
+            }
+        } else {
+            if (lane == 0) {
+                store_slot(a.agg, c, agg);
+                fence_gpu();
+                st_status(a.status + c, TILE_AGG);
+            }
+            /* Slot k = i * 32 + lane stands for tile t = c - W + k: slot 0
+             * holds P(c - W), the others A(t); slots before tile 0 hold
+             * pad. X(c) = fold of the W slots in order. */
+            const long long t0 = (long long)c - W + lane;
+            u32 need = 0;
+#pragma unroll
+            for (int i = 0; i < K; ++i)
+                if (t0 + i * 32 >= 0)
+                    need |= 1u << i;
+            for (;;) {
+#pragma unroll
+                for (int i = 0; i < K; ++i) {
+                    if (need & (1u << i)) {
+                        u32 want = (i == 0 && lane == 0) ? TILE_INCL : TILE_AGG;
+                        if (ld_status(a.status + (t0 + i * 32)) >= want)
+                            need &= ~(1u << i);
+                    }
+                }
+                if (__all_sync(PARSUM_K_FULL_MASK, need == 0))
+                    break;
+                __nanosleep(32);
+            }
+            fence_gpu();
+            T sl[K];
+#pragma unroll
+            for (int i = 0; i < K; ++i) {
+                long long t = t0 + i * 32;
+                sl[i] = t < 0 ? pad
+                              : load_slot<T>((i == 0 && lane == 0) ? a.incl
+                                                                   : a.agg,
+                                             (u64)t);
+            }
+            T xc = warp_reduce(sl[0], lane, op);
+#pragma unroll
+            for (int i = 1; i < K; ++i)
+                xc = op(xc, warp_reduce(sl[i], lane, op));
+            if (lane == 0) {
+                store_slot(a.incl, c, op(xc, agg));
+                fence_gpu();
+                st_status(a.status + c, TILE_INCL);
+                *s_x = xc;
+            }
+        }
+    }
+    if (!single)
+        __syncthreads();
+
+    /* 5. Each vector's prefix: X(c) (+) wp (+) rp[r] (+) le[r], parts that
+     * cover no element left out; then the serial scan of the vector. */
+    bool has = c > 0;
+    T p = has ? *s_x : pad;
+    if (warp > 0) {
+        p = has ? op(p, wp) : wp;
+        has = true;
+    }
+    const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        T pr = p;
+        bool hr = has;
+        if (r > 0) {
+            pr = hr ? op(pr, rp[r]) : rp[r];
+            hr = true;
+        }
+        if (lane > 0) {
+            pr = hr ? op(pr, le[r]) : le[r];
+            hr = true;
+        }
+        T acc = hr ? op(pr, x[r][0]) : x[r][0];
+        if (excl) {
+            T prev = acc;
+            x[r][0] = hr ? op(id, pr) : id;
+#pragma unroll
+            for (int v = 1; v < V; ++v) {
+                T cur = op(prev, x[r][v]);
+                x[r][v] = op(id, prev);
+                prev = cur;
+            }
+        } else {
+            x[r][0] = acc;
+#pragma unroll
+            for (int v = 1; v < V; ++v) {
+                acc = op(acc, x[r][v]);
+                x[r][v] = acc;
+            }
+        }
+    }
+
+    /* 6. Store. */
+    if (full) {
+        if (vec_capable(sizeof(T)) && (a.options & OPT_VEC)) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                store_vec<T, V, REV>(out + offset(r), x[r]);
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    out[offset(r) + (REV ? V - 1 - v : v)] = x[r][v];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u32 m = offset(r) + (REV ? V - 1 - v : v);
+                if (m < rem)
+                    out[m] = x[r][v];
+            }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reduce                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The input is cut into G * NWARP contiguous warp chunks of a.chunk
+ * elements (a multiple of the warp tile); warp g of the grid folds chunk g
+ * in order, warp tile by warp tile (lane l of row u holds the vector at
+ * (u * 32 + l) * V: coalesced 16-byte loads), starting from the identity.
+ * Block b folds its warps' results in order into partial b; the last block
+ * to finish folds the G partials in order and writes the result. Every
+ * fold keeps sequence order, so the result equals id (+) in[0] (+) ... (+)
+ * in[n-1] exactly for every operator that is associative bit for bit
+ * (integers, float min/max, most custom operators); float sums and
+ * products are rounded in this fixed grouping, which depends on n and on
+ * G (the device's SM count and the kernel's occupancy) only.
+ */
+template <class T, class Op>
+__device__ __forceinline__ T block_reduce(T v, int lane, int warp,
+                                          unsigned char *s_raw, const Op &op)
+{
+    constexpr int NWARP = policy_for(sizeof(T)).rblock / 32;
+    T *s = reinterpret_cast<T *>(s_raw);
+    v = warp_reduce(v, lane, op);
+    if (lane == 0)
+        s[warp] = v;
+    __syncthreads();
+    T r = s[0];
+    for (int i = 1; i < NWARP; ++i)
+        r = op(r, s[i]);
+    return r; /* meaningful in every thread */
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
+    reduce_kernel(reduce_args a, T id)
+{
+    constexpr policy P = policy_for(sizeof(T));
+    constexpr int NWARP = P.rblock / 32;
+    constexpr int U = P.rrows;
+    constexpr int V = vec_elems(sizeof(T));
+    constexpr u32 WT = 32u * U * V;
+
+    const Op op;
+    __shared__ alignas(16) unsigned char s_raw[NWARP * sizeof(T)];
+    __shared__ u32 s_last;
+
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const T *in = static_cast<const T *>(a.in);
+    const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
+
+    const u64 g = (u64)blockIdx.x * NWARP + warp;
+    u64 begin = g * a.chunk;
+    u64 end = begin + a.chunk;
+    if (end > a.n)
+        end = a.n;
+    T acc = id;
+    for (u64 base = begin; base < end; base += WT) {
+        T x[U][V];
+        if (base + WT <= end) {
+            if (vec) {
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+                    load_vec<T, V, false>(
+                        x[u], in + base + ((u32)u * 32u + lane) * V);
+            } else {
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        x[u][v] = in[base + ((u32)u * 32u + lane) * V + v];
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    u64 i = base + ((u32)u * 32u + lane) * V + v;
+                    x[u][v] = i < end ? in[i] : id;
+                }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            T s = x[u][0];
+#pragma unroll
+            for (int v = 1; v < V; ++v)
+                s = op(s, x[u][v]);
+            acc = op(acc, warp_reduce(s, lane, op));
+        }
+    }
+
+    /* The block's warps in order (every lane holds its warp's result). */
+    T *s = reinterpret_cast<T *>(s_raw);
+    if (lane == 0)
+        s[warp] = acc;
+    __syncthreads();
+    if (a.num_blocks == 1) {
+        if (tid == 0) {
+            T r = s[0];
+            for (int i = 1; i < NWARP; ++i)
+                r = op(r, s[i]);
+            memcpy(a.result, &r, sizeof(T));
+        }
+        return;
+    }
+    if (tid == 0) {
+        T r = s[0];
+        for (int i = 1; i < NWARP; ++i)
+            r = op(r, s[i]);
+        store_slot(a.partials, blockIdx.x, r);
+        fence_gpu();
+        s_last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u;
+    }
+    __syncthreads();
+    if (!s_last)
+        return;
+
+    /* The last block: thread t folds the contiguous run of partials
+     * [t * per, (t + 1) * per), then the block folds the threads in order. */
+    fence_gpu();
+    const u32 per = (a.num_blocks + P.rblock - 1) / P.rblock;
+    T v = id;
+    for (u32 i = 0; i < per; ++i) {
+        u32 k = (u32)tid * per + i;
+        if (k < a.num_blocks)
+            v = op(v, load_slot<T>(a.partials, k));
+    }
+    __syncthreads(); /* s_raw is reused */
+    T r = block_reduce(v, lane, warp, s_raw, op);
+    if (tid == 0) {
+        memcpy(a.result, &r, sizeof(T));
+        *a.counter = 0u; /* ready for the next launch on this buffer */
+    }
+}
+
+#endif /* __CUDACC__ || __CUDACC_RTC__ */
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_SCAN_KERNELS_CUH */
