@@ -104,10 +104,10 @@ typedef enum parsum_dtype {
  * Integer SUM and PROD wrap modulo 2^bits, signed types included (two's
  * complement; never undefined behaviour).
  * Float MIN/MAX ignore NaN (a NaN operand yields the other operand, as C's
- * fmin/fmax; the result is NaN only if both are NaN). Among equal values
- * (-0.0 and +0.0 compare equal) the earlier operand wins, which keeps the
- * operators associative. Bitwise operators on F32/F64 are an error
- * (PARSUM_ERR_DTYPE_OP_MISMATCH). */
+ * fmin/fmax; the result is NaN only if all operands are NaN). Values that
+ * compare equal (-0.0 and +0.0) may be returned as either; which NaN
+ * payload survives is unspecified. Bitwise operators on F32/F64 are an
+ * error (PARSUM_ERR_DTYPE_OP_MISMATCH). */
 typedef enum parsum_op {
     PARSUM_SUM = 0,
     PARSUM_PROD = 1,
@@ -256,10 +256,10 @@ PARSUM_API parsum_status parsum_synchronize(parsum_context *ctx);
  * dtypes x ops: every dtype with SUM PROD MIN MAX; integer dtypes also
  * with AND OR XOR.
  * Complexity: O(n) work, O(n / threads + chunks) time. Floats are combined
- * in a fixed order that depends on n only (lanes within fixed-size
- * chunks, then chunks in order), so the result is bit-identical for any
- * thread count; it may differ from a serial loop by rounding (error bound
- * of pairwise-like summation, well within n * eps * sum|x|).
+ * in a fixed order that depends on n only (32 or more independent lanes
+ * within fixed-size chunks, then chunks in order), so the result is
+ * bit-identical for any thread count and CPU; it differs from a serial
+ * loop only by rounding, within the usual bound n * eps * sum|x|.
  * Errors: NULL ctx/result, in NULL with n > 0, unknown dtype/op, bitwise op
  * on a float, n * size overflowing. */
 PARSUM_API parsum_status parsum_reduce(parsum_context *ctx, const void *in,
@@ -278,7 +278,14 @@ PARSUM_API parsum_status parsum_reduce(parsum_context *ctx, const void *in,
  * dtypes x ops as parsum_reduce. Complexity: O(n) work, one pass over
  * memory (each element read once and written once); the input is cut into
  * fixed-size chunks whose prefixes are chained in order, so results are
- * bit-identical for any thread count, floats included.
+ * bit-identical for any thread count, floats included. Integer results
+ * are exact (wrapping). Float results follow a fixed blocked order; on
+ * the CPU the block is one vector register of the instruction set in use
+ * (PARSUM_CPU_ISA), so two CPUs of different vector width may differ in
+ * the last bits; each output is within (i + 1) * eps * sum|x| of the
+ * exact prefix sum. The first element of an inclusive scan is in[first]
+ * exactly (never combined with the identity), and an exclusive scan is
+ * exactly the inclusive one shifted by one, identity first.
  * Errors: as parsum_reduce, plus out NULL with n > 0, unknown flag bits,
  * partially overlapping buffers. */
 PARSUM_API parsum_status parsum_scan(parsum_context *ctx, const void *in,
@@ -303,6 +310,68 @@ PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
                                             size_t n,
                                             const parsum_custom_op *op,
                                             unsigned flags);
+
+/* ------------------------------------------------------------------------ */
+/* CUDA backend                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A CUDA context works on one device and enqueues all its work on one
+ * stream. At creation these are the calling thread's current device (0
+ * unless it chose another) and the legacy default stream (0). parsum
+ * makes its device current only while it works, and gives the calling
+ * thread its own current device back before returning.
+ *
+ * Memory: in, out and workspaces must be device memory of the context's
+ * device, managed memory, or pinned host memory mapped at the same address
+ * (else PARSUM_ERR_WRONG_MEMORY_SPACE); element pointers must be aligned
+ * to their element type (4 bytes for I32), else PARSUM_ERR_INVALID_ARGUMENT.
+ * 16-byte aligned buffers (all of parsum_alloc's and cudaMalloc's) take
+ * the fastest path. A reduce result may be host memory (the call then
+ * waits for it) or device/managed memory (the call returns at once, like a
+ * kernel launch; synchronize before reading managed memory on the host).
+ * Scans return at once.
+ *
+ * Determinism: results are bit-identical from run to run on the same device
+ * for the same n, whatever the timing; the grouping of float sums depends
+ * on n (scan) and on n and the device's multiprocessor count (reduce).
+ *
+ * Custom operators: cuda_combine and cuda_type_name are required (else
+ * PARSUM_ERR_INVALID_ARGUMENT); the operator is compiled by NVRTC for the
+ * device on first use (PARSUM_ERR_COMPILE with the compiler's message on
+ * error; it names "cuda_type" or "cuda_combine" and the line in that text)
+ * and kept in the context (the 32 most recently used). The type must be
+ * trivially copyable and default-constructible, with sizeof equal to
+ * elem_size (else PARSUM_ERR_INVALID_ARGUMENT). Functions defined in
+ * cuda_type need no __device__. Every size up to
+ * PARSUM_CUSTOM_MAX_ELEM_SIZE works; above about 64 bytes elements no
+ * longer fit in registers and throughput falls. The combine function sees
+ * const T &a, const T &b and the type's name T; a is the earlier operand.
+ *
+ * The four functions below apply to CUDA contexts only; on another context,
+ * or in a build without CUDA, they return PARSUM_ERR_UNSUPPORTED. */
+
+/* Moves the context to CUDA device `device` (an ordinal of the CUDA
+ * runtime). Work queued on the old device is waited for; the scratch arena
+ * and compiled custom operators are freed, a workspace set with
+ * parsum_context_set_workspace is detached (it belongs to the old device),
+ * and the stream becomes the new device's legacy default stream. Memory
+ * from parsum_alloc stays valid on the old device: free it with a context
+ * on that device. Errors: device out of range (PARSUM_ERR_INVALID_ARGUMENT). */
+PARSUM_API parsum_status parsum_context_set_cuda_device(parsum_context *ctx,
+                                                        int device);
+PARSUM_API parsum_status parsum_context_cuda_device(const parsum_context *ctx,
+                                                    int *device);
+
+/* Sets the stream (a cudaStream_t, passed as void *) on which the context
+ * enqueues its work; NULL is the legacy default stream. The caller keeps
+ * ownership and must keep the stream alive while the context uses it. Work
+ * already queued on the previous stream is waited for first (the scratch
+ * arena is reused by the next call). Errors: a stream of another device
+ * (PARSUM_ERR_INVALID_ARGUMENT). */
+PARSUM_API parsum_status parsum_context_set_cuda_stream(parsum_context *ctx,
+                                                        void *stream);
+PARSUM_API parsum_status parsum_context_cuda_stream(const parsum_context *ctx,
+                                                    void **stream);
 
 #ifdef __cplusplus
 }
