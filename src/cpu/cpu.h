@@ -21,6 +21,11 @@ extern "C" {
 
 #define PARSUM__CPU_CHUNK_BYTES ((size_t)128 * 1024)
 
+/* Output bytes above which an out-of-place scan streams its stores past
+ * the caches: a quarter of the last-level cache (sysconf), 8 MiB if
+ * unknown. */
+size_t parsum__cpu_stream_threshold(void);
+
 /* Elements per chunk for an element size (also for custom operators). */
 size_t parsum__cpu_chunk_elems(size_t elem_size);
 
@@ -29,12 +34,13 @@ size_t parsum__cpu_chunk_elems(size_t elem_size);
  *      lane order (len may be 0).
  *  scan_chunk: scans one chunk given the base pointers of its memory
  *      range; carry is the exclusive prefix from earlier chunks, or NULL
- *      for the first chunk of the scan. */
+ *      for the first chunk of the scan; stream asks for non-temporal
+ *      stores (large out-of-place scans). */
 typedef void (*parsum__reduce_run_fn)(const void *p, size_t len,
                                       void *result);
 typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
                                       int reverse, int exclusive,
-                                      const void *carry);
+                                      const void *carry, int stream);
 
 typedef struct parsum__cpu_kernels {
     const char *isa;

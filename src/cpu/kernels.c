@@ -39,6 +39,20 @@
 #define PARSUM__VEC_BYTES 16
 #endif
 
+/* Non-temporal stores of one vector (x86 only; elsewhere plain stores). */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define PARSUM__HAVE_STREAM 1
+#if PARSUM__VEC_BYTES == 64
+#define PARSUM__STREAM(p, v) _mm512_stream_si512((void *)(p), (__m512i)(v))
+#elif PARSUM__VEC_BYTES == 32
+#define PARSUM__STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
+#else
+#define PARSUM__STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), (__m128i)(v))
+#endif
+#define PARSUM__STREAM_FENCE() _mm_sfence()
+#endif
+
 
 /* One include per dtype: T is the element, W the scalar arithmetic type,
  * VT the vector lane type (unsigned for integers: defined wrap-around),

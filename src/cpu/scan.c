@@ -6,7 +6,7 @@
  * chunks independently into an array, which is then folded in chunk order.
  *
  * Scan: one pass over memory, as a chained scan over cache-sized chunks.
- * Thread t handles chunks t, t+T, t+2T, ... in scan order. For each chunk
+ * Threads claim chunks in scan order from a shared counter. For each chunk
  * it (1) reads the chunk once from memory, computing its aggregate,
  * (2) waits until the previous chunk has published its inclusive prefix
  * P(c-1), publishes P(c) = P(c-1) (+) agg(c) at once, so the next thread
@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -36,6 +37,20 @@
 #endif
 
 #define ROUND64(x) (((x) + 63) & ~(size_t)63)
+
+size_t parsum__cpu_stream_threshold(void)
+{
+    static size_t cached;
+    if (cached == 0) {
+        long l3 = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+        l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+        /* In and out together past half the cache: it will not hold them. */
+        cached = l3 > 0 ? (size_t)l3 / 4 : (size_t)8 << 20;
+    }
+    return cached;
+}
 
 size_t parsum__cpu_chunk_elems(size_t elem_size)
 {
@@ -49,7 +64,7 @@ typedef struct scan_job {
     const unsigned char *in;
     unsigned char *out;
     size_t n, esize, chunk, nchunks;
-    int reverse, exclusive;
+    int reverse, exclusive, stream;
     parsum_dtype dtype; /* built-in path */
     parsum_op op;
     parsum__reduce_run_fn reduce_run;
@@ -59,6 +74,7 @@ typedef struct scan_job {
     size_t slot_bytes;
     unsigned char *tmp; /* per thread: agg + custom-op scratch */
     size_t tmp_bytes;
+    atomic_size_t next; /* next chunk to claim */
 } scan_job;
 
 static atomic_int *slot_flag(const scan_job *j, size_t c)
@@ -93,7 +109,7 @@ static void wait_for(const scan_job *j, size_t c)
     atomic_int *f = slot_flag(j, c);
     unsigned spins = 0;
     while (atomic_load_explicit(f, memory_order_acquire) == 0) {
-        if (++spins < 4096)
+        if (++spins < 256)
             CPU_RELAX();
         else
             sched_yield(); /* more threads than cores: let the producer run */
@@ -140,12 +156,18 @@ static void custom_chunk_scan(const scan_job *j, const unsigned char *in,
 
 static void scan_worker(void *arg, int tid, int nt)
 {
-    const scan_job *j = arg;
+    scan_job *j = arg;
+    (void)nt;
     size_t s = j->esize;
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
     unsigned char *agg = tmp;               /* 1 element */
     unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
-    for (size_t c = (size_t)tid; c < j->nchunks; c += (size_t)nt) {
+    /* Chunks are claimed in increasing order, so a thread only ever waits
+     * for chunks that running threads hold: no deadlock, and a thread the
+     * OS preempts delays the chain once, not in every round. */
+    for (size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+         c < j->nchunks;
+         c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) {
         size_t off, len;
         chunk_range(j, c, &off, &len);
         const unsigned char *in = j->in + off * s;
@@ -174,7 +196,8 @@ static void scan_worker(void *arg, int tid, int nt)
         if (j->cop != NULL)
             custom_chunk_scan(j, in, out, len, carry, work);
         else
-            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry);
+            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
+                          j->stream);
     }
 }
 
@@ -200,6 +223,7 @@ static parsum_status run_scan(parsum_context *ctx, scan_job *j,
     j->tmp = scratch + slots_bytes;
     for (size_t c = 0; c < j->nchunks; c++)
         atomic_init(slot_flag(j, c), 0);
+    atomic_init(&j->next, 0);
     parsum__sched_spmd(nt, scan_worker, j);
     return PARSUM_OK;
 }
@@ -220,6 +244,8 @@ parsum_status parsum__cpu_scan(parsum_context *ctx, const void *in, void *out,
     j.op = op;
     j.reduce_run = k->reduce_run[dtype][op];
     j.scan_chunk = k->scan_chunk[dtype][op];
+    /* In place, the lines are already cached: ordinary stores are free. */
+    j.stream = in != out && n * j.esize >= parsum__cpu_stream_threshold();
     return run_scan(ctx, &j, "parsum_scan");
 }
 

@@ -56,10 +56,10 @@ __host__ __device__ constexpr policy policy_for(u64 size)
 {
     /* clang-format off */
     /*                    size  block rows window  rblock rrows   scan elements/thread */
-    return size <= 1 ? policy{   1,  256,   2,   256,    256,   4 }  /* 32 x 1 byte   */
-         : size <= 2 ? policy{   2,  256,   2,   256,    256,   4 }  /* 16 x 2 bytes  */
+    return size <= 1 ? policy{   1,  256,   2,   256,    256,   2 }  /* 32 x 1 byte   */
+         : size <= 2 ? policy{   2,  256,   2,   256,    256,   2 }  /* 16 x 2 bytes  */
          : size <= 4 ? policy{   4,  256,   4,   256,    256,   4 }  /* 16 x 4 bytes  */
-         : size <= 8 ? policy{   8,  256,   8,   256,    256,   4 }  /* 16 x 8 bytes  */
+         : size <= 8 ? policy{   8,  256,   4,   256,    256,   4 }  /*  8 x 8 bytes  */
          : size <= 16 ? policy{ 16,  256,   4,   128,    256,   2 }  /*  4 x 16 bytes */
          : size <= 64 ? policy{ 64,  128,   2,    64,    128,   1 }  /* custom types  */
          : size <= 256 ? policy{256,  64,   1,    32,     64,   1 }
@@ -149,6 +149,14 @@ struct words {
     u32 w[(sizeof(T) + 3) / 4];
 };
 
+/* Loops over the 32-bit words of an element are unrolled for small types
+ * only: a 1 KiB type would otherwise take minutes to compile. */
+template <class T>
+__host__ __device__ constexpr int word_unroll()
+{
+    return (sizeof(T) + 3) / 4 <= 16 ? (int)((sizeof(T) + 3) / 4) : 4;
+}
+
 template <class T>
 __device__ __forceinline__ words<T> to_words(const T &v)
 {
@@ -170,7 +178,7 @@ template <class T>
 __device__ __forceinline__ T shfl_idx(const T &v, int src)
 {
     words<T> r = to_words(v);
-#pragma unroll
+#pragma unroll(word_unroll<T>())
     for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
         r.w[i] = __shfl_sync(PARSUM_K_FULL_MASK, r.w[i], src);
     return from_words<T>(r);
@@ -180,19 +188,19 @@ template <class T>
 __device__ __forceinline__ T shfl_up(const T &v, int d)
 {
     words<T> r = to_words(v);
-#pragma unroll
+#pragma unroll(word_unroll<T>())
     for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
         r.w[i] = __shfl_up_sync(PARSUM_K_FULL_MASK, r.w[i], d);
     return from_words<T>(r);
 }
 
 template <class T>
-__device__ __forceinline__ T shfl_xor(const T &v, int m)
+__device__ __forceinline__ T shfl_down(const T &v, int d)
 {
     words<T> r = to_words(v);
-#pragma unroll
+#pragma unroll(word_unroll<T>())
     for (int i = 0; i < (int)((sizeof(T) + 3) / 4); ++i)
-        r.w[i] = __shfl_xor_sync(PARSUM_K_FULL_MASK, r.w[i], m);
+        r.w[i] = __shfl_down_sync(PARSUM_K_FULL_MASK, r.w[i], d);
     return from_words<T>(r);
 }
 
@@ -235,7 +243,7 @@ __device__ __forceinline__ void store_slot(u32 *base, u64 idx, const T &v)
     constexpr int NW = (int)(slot_bytes(sizeof(T)) / 4);
     words<T> r = to_words(v);
     u32 *p = base + idx * NW;
-#pragma unroll
+#pragma unroll(word_unroll<T>())
     for (int i = 0; i < NW; ++i)
         p[i] = r.w[i];
 }
@@ -246,7 +254,7 @@ __device__ __forceinline__ T load_slot(const u32 *base, u64 idx)
     constexpr int NW = (int)(slot_bytes(sizeof(T)) / 4);
     words<T> r;
     const u32 *p = base + idx * NW;
-#pragma unroll
+#pragma unroll(word_unroll<T>())
     for (int i = 0; i < NW; ++i)
         r.w[i] = ld_cg(p + i);
     return from_words<T>(r);
@@ -299,17 +307,38 @@ __device__ __forceinline__ void store_vec(T *p, const T (&y)[V])
     }
 }
 
-/* Ordered warp reduction: every lane ends with v(lane 0) (+) ... (+)
- * v(lane 31), the lower lanes' values always on the left. All lanes compute
- * the same operations on the same operands, so they agree bit for bit. */
+/* The operator as the kernels call it: inlined for small types; for large
+ * ones a real call, so that a kernel holds one copy of the combine code
+ * rather than dozens (compile time and instruction cache). */
 template <class T, class Op>
-__device__ __forceinline__ T warp_reduce(T v, int lane, const Op &op)
+__device__ __noinline__ T combine_outlined(const Op &op, const T &a,
+                                           const T &b)
+{
+    return op(a, b);
+}
+
+template <class T, class Op>
+struct op_call {
+    Op op;
+    __device__ __forceinline__ T operator()(const T &a, const T &b) const
+    {
+        if constexpr (sizeof(T) > 64)
+            return combine_outlined<T, Op>(op, a, b);
+        else
+            return op(a, b);
+    }
+};
+
+/* Ordered warp reduction: lane 0 ends with v(lane 0) (+) ... (+) v(lane 31)
+ * as a fixed binary tree, the lower lanes' values always on the left (the
+ * other lanes end with partial folds that nobody uses). */
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce(T v, const Op &op)
 {
 #pragma unroll
     for (int m = 1; m < 32; m <<= 1) {
-        T o = shfl_xor(v, m);
-        const bool upper = (lane & m) != 0;
-        v = op(upper ? o : v, upper ? v : o);
+        T o = shfl_down(v, m);
+        v = op(v, o);
     }
     return v;
 }
@@ -353,7 +382,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     static_assert(W % 32 == 0 && K >= 1 && K <= 32, "bad window");
     static_assert(BLOCK % 32 == 0, "bad block");
 
-    const Op op;
+    const op_call<T, Op> op{};
     __shared__ u32 s_tile;
     __shared__ alignas(16) unsigned char s_raw[(NWARP + 1) * sizeof(T)];
     T *s_wtot = reinterpret_cast<T *>(s_raw); /* per-warp totals */
@@ -507,10 +536,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
                                                                    : a.agg,
                                              (u64)t);
             }
-            T xc = warp_reduce(sl[0], lane, op);
+            T xc = warp_reduce(sl[0], op);
 #pragma unroll
             for (int i = 1; i < K; ++i)
-                xc = op(xc, warp_reduce(sl[i], lane, op));
+                xc = op(xc, warp_reduce(sl[i], op));
             if (lane == 0) {
                 store_slot(a.incl, c, op(xc, agg));
                 fence_gpu();
@@ -611,7 +640,7 @@ __device__ __forceinline__ T block_reduce(T v, int lane, int warp,
 {
     constexpr int NWARP = policy_for(sizeof(T)).rblock / 32;
     T *s = reinterpret_cast<T *>(s_raw);
-    v = warp_reduce(v, lane, op);
+    v = warp_reduce(v, op);
     if (lane == 0)
         s[warp] = v;
     __syncthreads();
@@ -631,7 +660,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WT = 32u * U * V;
 
-    const Op op;
+    const op_call<T, Op> op{};
     __shared__ alignas(16) unsigned char s_raw[NWARP * sizeof(T)];
     __shared__ u32 s_last;
 
@@ -677,11 +706,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
 #pragma unroll
             for (int v = 1; v < V; ++v)
                 s = op(s, x[u][v]);
-            acc = op(acc, warp_reduce(s, lane, op));
+            acc = op(acc, warp_reduce(s, op)); /* lane 0 */
         }
     }
 
-    /* The block's warps in order (every lane holds its warp's result). */
+    /* The block's warps in order (lane 0 holds its warp's result). */
     T *s = reinterpret_cast<T *>(s_raw);
     if (lane == 0)
         s[warp] = acc;
