@@ -272,7 +272,7 @@ typedef struct reduce_job {
     size_t n, esize, chunk;
     parsum__reduce_run_fn run;
     const parsum_custom_op *cop;
-    unsigned char *partial; /* one element per chunk, 64-byte strided */
+    unsigned char *partial; /* one element per chunk, `stride` apart */
     size_t stride;
 } reduce_job;
 
@@ -298,7 +298,9 @@ static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
 {
     j->chunk = parsum__cpu_chunk_elems(j->esize);
     size_t nchunks = (j->n + j->chunk - 1) / j->chunk;
-    j->stride = ROUND64(j->esize);
+    /* Built-in results are packed (the final fold is a vector kernel);
+     * custom ones 64-byte aligned for the callback. */
+    j->stride = j->cop == NULL ? j->esize : ROUND64(j->esize);
     if (nchunks == 0) {
         if (j->cop != NULL)
             memcpy(result, j->cop->identity, j->esize);
@@ -310,22 +312,24 @@ static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
     if (!parsum__mul_size(nchunks, j->stride, &bytes))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows", fn);
-    j->partial = parsum__scratch(ctx, bytes + j->stride, fn);
+    j->partial = parsum__scratch(ctx, ROUND64(bytes) + ROUND64(j->esize), fn);
     if (j->partial == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
     int nt = ctx->threads;
     if ((size_t)nt > nchunks)
         nt = (int)nchunks;
     parsum__sched_parallel_for(nt, nchunks, reduce_chunk, j);
-    /* Fold the chunk results in chunk order into a 64-byte aligned slot. */
-    unsigned char *acc = j->partial + nchunks * j->stride;
-    memcpy(acc, j->partial, j->esize);
-    for (size_t c = 1; c < nchunks; c++) {
-        const unsigned char *x = j->partial + c * j->stride;
-        if (j->cop != NULL)
-            j->cop->combine(acc, x, acc, j->cop->user);
-        else
-            parsum__combine_scalar(dtype, op, acc, x, acc);
+    /* Fold the chunk results, in a fixed order, into a 64-byte aligned
+     * slot after them. Built-in ops: the lane-parallel kernel over the
+     * dense partials (thousands of them for large n); custom: in order. */
+    unsigned char *acc = j->partial + ROUND64(nchunks * j->stride);
+    if (j->cop == NULL) {
+        j->run(j->partial, nchunks, acc);
+    } else {
+        memcpy(acc, j->partial, j->esize);
+        for (size_t c = 1; c < nchunks; c++)
+            j->cop->combine(acc, j->partial + c * j->stride, acc,
+                            j->cop->user);
     }
     memcpy(result, acc, j->esize);
     return PARSUM_OK;

@@ -323,6 +323,12 @@ parsum_status get_module(parsum_context *ctx, const parsum_custom_op *op,
                             st->api,
                             op->cuda_combine == NULL ? "cuda_combine"
                                                      : "cuda_type_name");
+    if (op->elem_size > PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE)
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: op->elem_size = %zu; custom elements on a "
+                            "CUDA context may have at most %d bytes",
+                            st->api, op->elem_size,
+                            PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE);
     const char *type = op->cuda_type != NULL ? op->cuda_type : "";
     parsum__cuda_module **link = &st->modules;
     for (parsum__cuda_module *m = st->modules; m != NULL;

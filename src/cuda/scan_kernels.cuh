@@ -62,8 +62,7 @@ __host__ __device__ constexpr policy policy_for(u64 size)
          : size <= 8 ? policy{   8,  256,   4,   256,    256,   4 }  /*  8 x 8 bytes  */
          : size <= 16 ? policy{ 16,  256,   4,   128,    256,   2 }  /*  4 x 16 bytes */
          : size <= 64 ? policy{ 64,  128,   2,    64,    128,   1 }  /* custom types  */
-         : size <= 256 ? policy{256,  64,   1,    32,     64,   1 }
-         :              policy{1024,  32,   1,    32,     32,   1 };
+         :              policy{256,  64,   1,    32,     64,   1 }; /* <= 256 */
     /* clang-format on */
 }
 
@@ -307,28 +306,6 @@ __device__ __forceinline__ void store_vec(T *p, const T (&y)[V])
     }
 }
 
-/* The operator as the kernels call it: inlined for small types; for large
- * ones a real call, so that a kernel holds one copy of the combine code
- * rather than dozens (compile time and instruction cache). */
-template <class T, class Op>
-__device__ __noinline__ T combine_outlined(const Op &op, const T &a,
-                                           const T &b)
-{
-    return op(a, b);
-}
-
-template <class T, class Op>
-struct op_call {
-    Op op;
-    __device__ __forceinline__ T operator()(const T &a, const T &b) const
-    {
-        if constexpr (sizeof(T) > 64)
-            return combine_outlined<T, Op>(op, a, b);
-        else
-            return op(a, b);
-    }
-};
-
 /* Ordered warp reduction: lane 0 ends with v(lane 0) (+) ... (+) v(lane 31)
  * as a fixed binary tree, the lower lanes' values always on the left (the
  * other lanes end with partial folds that nobody uses). */
@@ -382,7 +359,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     static_assert(W % 32 == 0 && K >= 1 && K <= 32, "bad window");
     static_assert(BLOCK % 32 == 0, "bad block");
 
-    const op_call<T, Op> op{};
+    const Op op{};
     __shared__ u32 s_tile;
     __shared__ alignas(16) unsigned char s_raw[(NWARP + 1) * sizeof(T)];
     T *s_wtot = reinterpret_cast<T *>(s_raw); /* per-warp totals */
@@ -660,7 +637,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WT = 32u * U * V;
 
-    const op_call<T, Op> op{};
+    const Op op{};
     __shared__ alignas(16) unsigned char s_raw[NWARP * sizeof(T)];
     __shared__ u32 s_last;
 
