@@ -255,11 +255,16 @@ PARSUM_API parsum_status parsum_synchronize(parsum_context *ctx);
  * memory on a CPU context).
  * dtypes x ops: every dtype with SUM PROD MIN MAX; integer dtypes also
  * with AND OR XOR.
+ * For n > 0 the identity is never mixed in (an all-NaN MIN is NaN, a sum
+ * of -0.0 is -0.0).
  * Complexity: O(n) work, O(n / threads + chunks) time. Floats are combined
- * in a fixed order that depends on n only (32 or more independent lanes
- * within fixed-size chunks, then chunks in order), so the result is
- * bit-identical for any thread count and CPU; it differs from a serial
- * loop only by rounding, within the usual bound n * eps * sum|x|.
+ * in a fixed order: on the CPU one that depends on n only (32 or more
+ * independent lanes within fixed-size chunks, then chunks in order), so
+ * the result is bit-identical for any thread count and CPU; on CUDA one
+ * that depends on n and the device's multiprocessor count (bit-identical
+ * run to run on one device). Either differs from a serial loop only by
+ * rounding, within the usual bound n * eps * sum|x|. A device result
+ * pointer on a CUDA context leaves the call asynchronous.
  * Errors: NULL ctx/result, in NULL with n > 0, unknown dtype/op, bitwise op
  * on a float, n * size overflowing. */
 PARSUM_API parsum_status parsum_reduce(parsum_context *ctx, const void *in,
@@ -296,8 +301,9 @@ PARSUM_API parsum_status parsum_scan(parsum_context *ctx, const void *in,
  * n elements of op->elem_size bytes; result one element. The operator is
  * applied in sequence order within fixed-size chunks and chunk results in
  * chunk order, so any associative combine gives the serial loop's result
- * exactly (up to its own rounding) for any thread count. CPU backend only
- * in this release (PARSUM_ERR_UNSUPPORTED elsewhere).
+ * exactly (up to its own rounding) for any thread count. On a CUDA
+ * context the operator's CUDA source fields are compiled at the first use
+ * and cached (see parsum_custom_op and PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE).
  * Errors: as above, plus op NULL, op->combine or op->identity NULL,
  * elem_size 0 or above PARSUM_CUSTOM_MAX_ELEM_SIZE, n * elem_size
  * overflowing. */
@@ -342,13 +348,16 @@ PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
  * and kept in the context (the 32 most recently used). The type must be
  * trivially copyable and default-constructible, with sizeof equal to
  * elem_size (else PARSUM_ERR_INVALID_ARGUMENT). Functions defined in
- * cuda_type need no __device__. Every size up to
- * PARSUM_CUSTOM_MAX_ELEM_SIZE works; above about 64 bytes elements no
- * longer fit in registers and throughput falls. The combine function sees
+ * cuda_type need no __device__. elem_size may be at most
+ * PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE (256) bytes on a CUDA context (larger
+ * elements: PARSUM_ERR_UNSUPPORTED); above about 64 bytes they no longer
+ * fit in registers and throughput falls. The combine function sees
  * const T &a, const T &b and the type's name T; a is the earlier operand.
  *
  * The four functions below apply to CUDA contexts only; on another context,
  * or in a build without CUDA, they return PARSUM_ERR_UNSUPPORTED. */
+
+#define PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE 256
 
 /* Moves the context to CUDA device `device` (an ordinal of the CUDA
  * runtime). Work queued on the old device is waited for; the scratch arena

@@ -176,5 +176,6 @@
 const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
     PARSUM__STR(PARSUM_ISA),
     TABLE(reduce_run),
-    TABLE(scan_chunk),
+    TABLE(scan_local),
+    TABLE(scan_finish),
 };

@@ -16,10 +16,17 @@ void parsum__ref_reduce(const void *in, size_t n, parsum_dtype dtype,
                         parsum_op op, void *result)
 {
     size_t size = parsum_dtype_size(dtype);
+    /* in[0] (+) ... (+) in[n-1], the identity only for n == 0: for floats
+     * the identity is not exact (0.0 + -0.0 is +0.0; MIN(+inf, NaN) is
+     * +inf where the NaN alone would stay NaN). */
     unsigned char acc[MAX_BUILTIN];
-    parsum_op_identity(dtype, op, acc);
     const unsigned char *p = in;
-    for (size_t i = 0; i < n; i++)
+    if (n == 0) {
+        parsum_op_identity(dtype, op, result);
+        return;
+    }
+    memcpy(acc, p, size);
+    for (size_t i = 1; i < n; i++)
         parsum__combine_scalar(dtype, op, acc, p + i * size, acc);
     memcpy(result, acc, size);
 }
