@@ -32,27 +32,22 @@ size_t parsum__cpu_chunk_elems(size_t elem_size);
 /* Per (dtype, op) kernels, type-erased. `len` >= 1 unless stated.
  *  reduce_run: *result = p[0] (+) ... (+) p[len-1] in a fixed lane order,
  *      len >= 1 (the lanes start from exact identities, see FN(pad)).
- *  scan_local: phase 1 of a scan chunk: tmp[j] = the chunk's local
- *      inclusive scan in scan order (reverse: from the chunk's end), from
- *      nothing; *agg = tmp[len-1].
- *  scan_finish: phase 2: out = carry (+) tmp (inclusive) or carry (+) tmp
- *      shifted by one (exclusive), back in memory order; carry NULL for
- *      the first chunk of the scan; stream asks for non-temporal stores
- *      (large out-of-place scans). */
+ *  scan_chunk: scans one chunk given the base pointers of its memory
+ *      range; carry is the exclusive prefix from earlier chunks, or NULL
+ *      for the first chunk of the scan; last is the chunk's inclusive
+ *      prefix as the chain published it, written as the final element of
+ *      an inclusive scan; stream asks for non-temporal stores. */
 typedef void (*parsum__reduce_run_fn)(const void *p, size_t len,
                                       void *result);
-typedef void (*parsum__scan_local_fn)(const void *in, void *tmp, size_t len,
-                                      int reverse, void *agg);
-typedef void (*parsum__scan_finish_fn)(const void *tmp, void *out,
-                                       size_t len, int reverse,
-                                       int exclusive, const void *carry,
-                                       int stream);
+typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
+                                      int reverse, int exclusive,
+                                      const void *carry, const void *last,
+                                      int stream);
 
 typedef struct parsum__cpu_kernels {
     const char *isa;
     parsum__reduce_run_fn reduce_run[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
-    parsum__scan_local_fn scan_local[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
-    parsum__scan_finish_fn scan_finish[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
+    parsum__scan_chunk_fn scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
 } parsum__cpu_kernels;
 
 /* The kernel table of the instruction set in use: the best the processor

@@ -176,6 +176,5 @@
 const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
     PARSUM__STR(PARSUM_ISA),
     TABLE(reduce_run),
-    TABLE(scan_local),
-    TABLE(scan_finish),
+    TABLE(scan_chunk),
 };

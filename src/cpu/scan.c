@@ -7,18 +7,18 @@
  *
  * Scan: one pass over memory, as a chained scan over cache-sized chunks.
  * Threads claim chunks in scan order from a shared counter. For each chunk
- * a thread (1) reads the chunk once from memory and scans it locally into
- * a chunk-sized buffer that stays in its L2 cache, (2) waits until the
- * previous chunk has published its inclusive prefix P(c-1) and publishes
- * P(c) = P(c-1) (+) (its local total) at once, so the next thread waits as
- * little as possible, and (3) writes out = P(c-1) (+) local scan. Each
- * element is read from memory once and written once, the floor for a scan
- * (ParlayLib's reduce-then-scan reads twice). P(c) is always combined in
- * the same order whatever the timing, so results are identical for any
- * thread count, floats included: the chained form of the decoupled
- * look-back of Merrill & Garland (2016), which on a CPU loses nothing
- * because the chain's latency per chunk (a cache line passed between
- * cores) is small next to the time a chunk takes.
+ * a thread (1) reads the chunk once from memory, computing its aggregate,
+ * (2) waits until the previous chunk has published its inclusive prefix
+ * P(c-1) and publishes P(c) = P(c-1) (+) agg(c) at once, so the next
+ * thread waits as little as possible, and (3) scans the chunk, now in its
+ * L2 cache, from the carry P(c-1), writing P(c) as its last inclusive
+ * element. Each element is read from memory once and written once, the
+ * floor for a scan (ParlayLib's reduce-then-scan reads twice). P(c) is
+ * always combined in the same order whatever the timing, so results are
+ * identical for any thread count, floats included: the chained form of
+ * the decoupled look-back of Merrill & Garland (2016), which on a CPU
+ * loses nothing because the chain's latency per chunk (a cache line
+ * passed between cores) is small next to the time a chunk takes.
  */
 #include "../core/internal.h"
 #include "../core/scalar_ops.h"
@@ -78,12 +78,12 @@ typedef struct scan_job {
     int reverse, exclusive, stream;
     parsum_dtype dtype; /* built-in path */
     parsum_op op;
-    parsum__scan_local_fn scan_local;
-    parsum__scan_finish_fn scan_finish;
+    parsum__reduce_run_fn reduce_run;
+    parsum__scan_chunk_fn scan_chunk;
     const parsum_custom_op *cop; /* custom path when not NULL */
     unsigned char *slots;        /* per chunk: flag, then P(c) */
     size_t slot_bytes;
-    unsigned char *tmp; /* per thread: one chunk's local scan + agg */
+    unsigned char *tmp; /* per thread: agg + custom-op scratch */
     size_t tmp_bytes;
     atomic_size_t next; /* next chunk to claim */
 } scan_job;
@@ -127,39 +127,44 @@ static void wait_for(const scan_job *j, size_t c)
     }
 }
 
-/* Custom operators, phase 1: the chunk's local inclusive scan in scan
- * order into tmp; returns a pointer to its last element (the aggregate). */
-static const unsigned char *custom_local(const scan_job *j,
-                                         const unsigned char *in,
-                                         unsigned char *tmp, size_t len)
+/* Custom operators: plain loops over a chunk in scan order. */
+static void custom_chunk_agg(const scan_job *j, const unsigned char *p,
+                             size_t len, void *agg)
 {
     size_t s = j->esize;
-    for (size_t k = 0; k < len; k++) {
-        const unsigned char *x = in + (j->reverse ? len - 1 - k : k) * s;
-        if (k == 0)
-            memcpy(tmp, x, s);
-        else
-            j->cop->combine(tmp + (k - 1) * s, x, tmp + k * s, j->cop->user);
+    memcpy(agg, p + (j->reverse ? len - 1 : 0) * s, s);
+    for (size_t k = 1; k < len; k++) {
+        size_t m = j->reverse ? len - 1 - k : k;
+        j->cop->combine(agg, p + m * s, agg, j->cop->user);
     }
-    return tmp + (len - 1) * s;
 }
 
-/* Custom operators, phase 2: out = carry (+) local prefix (see
- * finish_op in kernels_type.inc for the built-in twin). */
-static void custom_finish(const scan_job *j, const unsigned char *tmp,
-                          unsigned char *out, size_t len, const void *carry)
+/* out = carry (+) in[0] (+) ... in scan order; the last inclusive output
+ * is the published prefix (see scan_op in kernels_type.inc). */
+static void custom_chunk_scan(const scan_job *j, const unsigned char *in,
+                              unsigned char *out, size_t len,
+                              const void *carry, const void *last,
+                              unsigned char *acc)
 {
     size_t s = j->esize;
+    unsigned char *x = acc + ROUND64(s);
     for (size_t k = 0; k < len; k++) {
-        unsigned char *o = out + (j->reverse ? len - 1 - k : k) * s;
-        const unsigned char *l = j->exclusive ? (k > 0 ? tmp + (k - 1) * s : NULL)
-                                              : tmp + k * s;
-        if (l == NULL) /* exclusive, first of the chunk */
-            memcpy(o, carry != NULL ? carry : j->cop->identity, s);
-        else if (carry != NULL)
-            j->cop->combine(carry, l, o, j->cop->user);
-        else
-            memcpy(o, l, s);
+        size_t m = j->reverse ? len - 1 - k : k;
+        memcpy(x, in + m * s, s);
+        if (k == 0 && carry == NULL) {
+            memcpy(out + m * s, j->exclusive ? j->cop->identity : x, s);
+            memcpy(acc, x, s);
+            continue;
+        }
+        if (k == 0)
+            memcpy(acc, carry, s);
+        if (j->exclusive) {
+            memcpy(out + m * s, acc, s);
+            j->cop->combine(acc, x, acc, j->cop->user);
+        } else {
+            j->cop->combine(acc, x, acc, j->cop->user);
+            memcpy(out + m * s, k + 1 == len ? last : acc, s);
+        }
     }
 }
 
@@ -168,8 +173,8 @@ static void scan_worker(void *arg, int tid, int nt)
     scan_job *j = arg;
     (void)nt;
     size_t s = j->esize;
-    unsigned char *local = j->tmp + (size_t)tid * j->tmp_bytes; /* 1 chunk */
-    unsigned char *agg = local + ROUND64(j->chunk * s);         /* 1 elem */
+    unsigned char *agg = j->tmp + (size_t)tid * j->tmp_bytes; /* 1 elem */
+    unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
     /* Chunks are claimed in increasing order, so a thread only ever waits
      * for chunks that running threads hold: no deadlock, and a thread the
      * OS preempts delays the chain once, not in every round. */
@@ -181,13 +186,13 @@ static void scan_worker(void *arg, int tid, int nt)
         const unsigned char *in = j->in + off * s;
         unsigned char *out = j->out + off * s;
 
-        /* (1) the one read of the chunk from memory: local scan to L2 */
+        /* (1) the one read of the chunk from memory: its aggregate */
         if (j->cop != NULL)
-            memcpy(agg, custom_local(j, in, local, len), s);
-        else
-            j->scan_local(in, local, len, j->reverse, agg);
+            custom_chunk_agg(j, in, len, agg);
+        else /* built-in ops commute: memory order is fine */
+            j->reduce_run(in, len, agg);
 
-        /* (2) chain: P(c) = P(c-1) (+) agg(c), published before phase 3 */
+        /* (2) chain: P(c) = P(c-1) (+) agg(c), published before the scan */
         const void *carry = NULL;
         if (c > 0) {
             wait_for(j, c - 1);
@@ -198,12 +203,12 @@ static void scan_worker(void *arg, int tid, int nt)
         }
         atomic_store_explicit(slot_flag(j, c), 1, memory_order_release);
 
-        /* (3) out = P(c-1) (+) local scan, from L2 */
+        /* (3) scan the chunk, now in L2, from the carry P(c-1) */
         if (j->cop != NULL)
-            custom_finish(j, local, out, len, carry);
+            custom_chunk_scan(j, in, out, len, carry, slot_value(j, c), work);
         else
-            j->scan_finish(local, out, len, j->reverse, j->exclusive, carry,
-                           j->stream);
+            j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
+                          slot_value(j, c), j->stream);
     }
 }
 
@@ -214,7 +219,7 @@ static parsum_status run_scan(parsum_context *ctx, scan_job *j,
     j->nchunks = (j->n + j->chunk - 1) / j->chunk;
     int nt = worker_count(ctx, j->nchunks);
     j->slot_bytes = 64 + ROUND64(j->esize);
-    j->tmp_bytes = ROUND64(j->chunk * j->esize) + ROUND64(j->esize) + 64;
+    j->tmp_bytes = 3 * ROUND64(j->esize) + 64;
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j->nchunks, j->slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j->tmp_bytes, &tmp_total))
@@ -246,8 +251,8 @@ parsum_status parsum__cpu_scan(parsum_context *ctx, const void *in, void *out,
     j.exclusive = (flags & PARSUM_EXCLUSIVE) != 0;
     j.dtype = dtype;
     j.op = op;
-    j.scan_local = k->scan_local[dtype][op];
-    j.scan_finish = k->scan_finish[dtype][op];
+    j.reduce_run = k->reduce_run[dtype][op];
+    j.scan_chunk = k->scan_chunk[dtype][op];
     /* In place, the lines are already cached: ordinary stores are free. */
     j.stream = in != out && n * j.esize >= parsum__cpu_stream_threshold();
     return run_scan(ctx, &j, "parsum_scan");
