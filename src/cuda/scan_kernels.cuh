@@ -15,8 +15,10 @@
  * per-block partials folded in order by the last block. The design and the
  * determinism argument are in src/cuda/NOTES.md; in short, every value a
  * thread combines is a fixed function of the input (and of n), never of the
- * timing, and operands are always combined in sequence order (the earlier
- * one on the left), so non-commutative operators work too.
+ * timing, and operands are combined in sequence order (the earlier one on
+ * the left), so non-commutative operators work too - except in the reduce
+ * of a built-in operator, which is commutative and may be regrouped, in a
+ * fixed way, for speed.
  *
  * Requirements on T: trivially copyable and default-constructible. Op must
  * provide `T operator()(const T &a, const T &b) const` computing a (+) b.
@@ -49,6 +51,18 @@ struct policy {
     int rrows;     /* reduce: vectors (or elements) per thread per step */
 };
 
+/* Tuning experiments may override these at build time; the defaults are
+ * the measured best (bench/RESULTS.md). */
+#ifndef PARSUM_K_ROWS4
+#define PARSUM_K_ROWS4 4
+#endif
+#ifndef PARSUM_K_ROWS8
+#define PARSUM_K_ROWS8 4
+#endif
+#ifndef PARSUM_K_WINDOW
+#define PARSUM_K_WINDOW 256
+#endif
+
 /* The table. A chain of conditionals rather than an array so that host and
  * device code can both evaluate it (nvcc forbids a host array in device
  * code, NVRTC any array outside constant evaluation). */
@@ -58,8 +72,8 @@ __host__ __device__ constexpr policy policy_for(u64 size)
     /*                    size  block rows window  rblock rrows   scan elements/thread */
     return size <= 1 ? policy{   1,  256,   2,   256,    256,   2 }  /* 32 x 1 byte   */
          : size <= 2 ? policy{   2,  256,   2,   256,    256,   2 }  /* 16 x 2 bytes  */
-         : size <= 4 ? policy{   4,  256,   4,   256,    256,   4 }  /* 16 x 4 bytes  */
-         : size <= 8 ? policy{   8,  256,   4,   256,    256,   4 }  /*  8 x 8 bytes  */
+         : size <= 4 ? policy{   4,  256, PARSUM_K_ROWS4, PARSUM_K_WINDOW, 256, 4 }  /* 4*ROWS4 x 4 bytes */
+         : size <= 8 ? policy{   8,  256, PARSUM_K_ROWS8, PARSUM_K_WINDOW, 256, 4 }  /* 2*ROWS8 x 8 bytes */
          : size <= 16 ? policy{ 16,  256,   4,   128,    256,   2 }  /*  4 x 16 bytes */
          : size <= 64 ? policy{ 64,  128,   2,    64,    128,   1 }  /* custom types  */
          :              policy{256,  64,   1,    32,     64,   1 }; /* <= 256 */
@@ -123,7 +137,7 @@ struct scan_args {
 struct reduce_args {
     const void *in;
     u64 n;          /* elements (may be 0 only if the host passes it) */
-    u64 chunk;      /* elements per warp, a multiple of the warp tile */
+    u64 tiles_per_warp; /* ordered reduce: warp tiles per warp */
     u32 num_blocks; /* grid size G */
     u32 options;    /* OPT_VEC */
     u32 *partials;  /* G slots */
@@ -336,12 +350,15 @@ __device__ __forceinline__ T warp_reduce(T v, const Op &op)
  * is (warp, row, lane, element) ascending; a reverse scan maps it onto
  * memory backwards, so all the combining code below is direction-free.
  *
- * Arguments: id is the operator's identity (exclusive outputs are
- * id (+) inclusive prefix, as in the serial reference); pad is a left
- * identity used to fill positions that hold no element (the partial tile,
- * look-back slots before tile 0): pad (+) x == x bit for bit for every x
- * (for float sum that is -0.0, not +0.0). Padding only ever precedes real
- * elements in scan order, or follows every element that is stored.
+ * Inclusive: out = in[first] (+) ... (+) in[i], the first element copied,
+ * never combined with anything; exclusive: the inclusive scan shifted by
+ * one, with id (the operator's identity) in the first position.
+ *
+ * pad fills positions that hold no element (the partial tile, look-back
+ * slots before tile 0). It must be an identity bit for bit: pad (+) x ==
+ * x (+) pad == x for every x (for a float sum that is -0.0, not +0.0; see
+ * builtin_launch in launch.cu). Padding only ever precedes the first
+ * element in scan order, or follows every element that is stored.
  */
 template <class T, class Op, bool REV>
 __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
@@ -550,13 +567,13 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
             hr = true;
         }
         T acc = hr ? op(pr, x[r][0]) : x[r][0];
-        if (excl) {
+        if (excl) { /* the inclusive scan shifted by one */
             T prev = acc;
-            x[r][0] = hr ? op(id, pr) : id;
+            x[r][0] = hr ? pr : id;
 #pragma unroll
             for (int v = 1; v < V; ++v) {
                 T cur = op(prev, x[r][v]);
-                x[r][v] = op(id, prev);
+                x[r][v] = prev;
                 prev = cur;
             }
         } else {
@@ -583,13 +600,16 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
                     out[offset(r) + (REV ? V - 1 - v : v)] = x[r][v];
         }
     } else {
+        /* In a reverse scan the partial tile comes first and its padding
+         * precedes in[n-1], whose exclusive output is the identity (the
+         * code above gave it the fold of the padding). */
 #pragma unroll
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 u32 m = offset(r) + (REV ? V - 1 - v : v);
                 if (m < rem)
-                    out[m] = x[r][v];
+                    out[m] = (REV && excl && m == rem - 1) ? id : x[r][v];
             }
     }
 }
@@ -599,17 +619,28 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
 /* ------------------------------------------------------------------------ */
 
 /*
- * The input is cut into G * NWARP contiguous warp chunks of a.chunk
- * elements (a multiple of the warp tile); warp g of the grid folds chunk g
- * in order, warp tile by warp tile (lane l of row u holds the vector at
- * (u * 32 + l) * V: coalesced 16-byte loads), starting from the identity.
- * Block b folds its warps' results in order into partial b; the last block
- * to finish folds the G partials in order and writes the result. Every
- * fold keeps sequence order, so the result equals id (+) in[0] (+) ... (+)
- * in[n-1] exactly for every operator that is associative bit for bit
- * (integers, float min/max, most custom operators); float sums and
- * products are rounded in this fixed grouping, which depends on n and on
- * G (the device's SM count and the kernel's occupancy) only.
+ * The input is read in warp tiles of WT = 32 * U * V elements (row u, lane
+ * l holds the vector at (u * 32 + l) * V: coalesced 16-byte loads). The
+ * grid has G blocks of NWARP warps, GW = G * NWARP warps in all, and warp
+ * g of the grid folds a fixed set of tiles:
+ *
+ *  ORDERED (custom operators, which may be non-commutative): the
+ *    contiguous tiles [g * per, (g + 1) * per), in order, each folded in
+ *    sequence order (vector, then an ordered warp reduction per row), so
+ *    every fold keeps sequence order and the result is exactly
+ *    in[0] (+) ... (+) in[n-1] for any associative operator.
+ *  not ORDERED (the built-in operators, commutative in value): tiles g,
+ *    g + GW, g + 2 GW, ... - all warps sweep the array together, as a
+ *    streaming kernel should - and each lane folds its own elements in a
+ *    fixed order; one warp reduction at the end.
+ *
+ * Then block b folds its warps' results in warp order into partial b, and
+ * the last block to finish folds the G partials in order and writes the
+ * result. Every grouping is a fixed function of n and G (the device's SM
+ * count times the kernel's resident blocks per SM), never of timing:
+ * results are bit-identical from run to run. pad (an identity bit for bit,
+ * see scan_kernel) starts every fold and stands for the elements past n;
+ * n > 0.
  */
 template <class T, class Op>
 __device__ __forceinline__ T block_reduce(T v, int lane, int warp,
@@ -624,12 +655,44 @@ __device__ __forceinline__ T block_reduce(T v, int lane, int warp,
     T r = s[0];
     for (int i = 1; i < NWARP; ++i)
         r = op(r, s[i]);
-    return r; /* meaningful in every thread */
+    return r; /* the same in every thread */
 }
 
-template <class T, class Op>
+/* Loads warp tile `base` (elements [base, base + WT)) into x; elements at
+ * or past end become pad. */
+template <class T, int U, int V>
+__device__ __forceinline__ void load_warp_tile(T (&x)[U][V], const T *in,
+                                               u64 base, u64 end, int lane,
+                                               bool vec, const T &pad)
+{
+    constexpr u32 WT = 32u * U * V;
+    if (base + WT <= end) {
+        if (vec) {
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                load_vec<T, V, false>(x[u],
+                                      in + base + ((u32)u * 32u + lane) * V);
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    x[u][v] = in[base + ((u32)u * 32u + lane) * V + v];
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u64 i = base + ((u32)u * 32u + lane) * V + v;
+                x[u][v] = i < end ? in[i] : pad;
+            }
+    }
+}
+
+template <class T, class Op, bool ORDERED>
 __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
-    reduce_kernel(reduce_args a, T id)
+    reduce_kernel(reduce_args a, T pad)
 {
     constexpr policy P = policy_for(sizeof(T));
     constexpr int NWARP = P.rblock / 32;
@@ -646,45 +709,39 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
     const int warp = tid >> 5;
     const T *in = static_cast<const T *>(a.in);
     const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
-
+    const u64 tiles = (a.n + WT - 1) / WT;
     const u64 g = (u64)blockIdx.x * NWARP + warp;
-    u64 begin = g * a.chunk;
-    u64 end = begin + a.chunk;
-    if (end > a.n)
-        end = a.n;
-    T acc = id;
-    for (u64 base = begin; base < end; base += WT) {
-        T x[U][V];
-        if (base + WT <= end) {
-            if (vec) {
+
+    T acc = pad;
+    if (ORDERED) {
+        u64 t = g * a.tiles_per_warp;
+        u64 t_end = t + a.tiles_per_warp;
+        if (t_end > tiles)
+            t_end = tiles;
+        for (; t < t_end; ++t) {
+            T x[U][V];
+            load_warp_tile<T, U, V>(x, in, t * WT, a.n, lane, vec, pad);
 #pragma unroll
-                for (int u = 0; u < U; ++u)
-                    load_vec<T, V, false>(
-                        x[u], in + base + ((u32)u * 32u + lane) * V);
-            } else {
+            for (int u = 0; u < U; ++u) {
+                T s = x[u][0];
 #pragma unroll
-                for (int u = 0; u < U; ++u)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        x[u][v] = in[base + ((u32)u * 32u + lane) * V + v];
+                for (int v = 1; v < V; ++v)
+                    s = op(s, x[u][v]);
+                acc = op(acc, warp_reduce(s, op)); /* meaningful in lane 0 */
             }
-        } else {
+        }
+    } else {
+        const u64 gw = (u64)a.num_blocks * NWARP;
+        for (u64 t = g; t < tiles; t += gw) {
+            T x[U][V];
+            load_warp_tile<T, U, V>(x, in, t * WT, a.n, lane, vec, pad);
 #pragma unroll
             for (int u = 0; u < U; ++u)
 #pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    u64 i = base + ((u32)u * 32u + lane) * V + v;
-                    x[u][v] = i < end ? in[i] : id;
-                }
+                for (int v = 0; v < V; ++v)
+                    acc = op(acc, x[u][v]);
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            T s = x[u][0];
-#pragma unroll
-            for (int v = 1; v < V; ++v)
-                s = op(s, x[u][v]);
-            acc = op(acc, warp_reduce(s, op)); /* lane 0 */
-        }
+        acc = warp_reduce(acc, op); /* lane 0 */
     }
 
     /* The block's warps in order (lane 0 holds its warp's result). */
@@ -692,23 +749,20 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
     if (lane == 0)
         s[warp] = acc;
     __syncthreads();
-    if (a.num_blocks == 1) {
-        if (tid == 0) {
-            T r = s[0];
-            for (int i = 1; i < NWARP; ++i)
-                r = op(r, s[i]);
-            memcpy(a.result, &r, sizeof(T));
-        }
-        return;
-    }
     if (tid == 0) {
         T r = s[0];
         for (int i = 1; i < NWARP; ++i)
             r = op(r, s[i]);
-        store_slot(a.partials, blockIdx.x, r);
-        fence_gpu();
-        s_last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u;
+        if (a.num_blocks == 1) {
+            memcpy(a.result, &r, sizeof(T));
+        } else {
+            store_slot(a.partials, blockIdx.x, r);
+            fence_gpu();
+            s_last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u;
+        }
     }
+    if (a.num_blocks == 1)
+        return;
     __syncthreads();
     if (!s_last)
         return;
@@ -717,7 +771,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).rblock)
      * [t * per, (t + 1) * per), then the block folds the threads in order. */
     fence_gpu();
     const u32 per = (a.num_blocks + P.rblock - 1) / P.rblock;
-    T v = id;
+    T v = pad;
     for (u32 i = 0; i < per; ++i) {
         u32 k = (u32)tid * per + i;
         if (k < a.num_blocks)
