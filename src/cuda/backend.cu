@@ -59,6 +59,10 @@ parsum_status parsum__cuda_error(parsum_context *ctx, cudaError_t err,
 parsum_status parsum__cuda_scope::enter(parsum_context *ctx, const char *api)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
+    if (st_ == NULL) {
+        st_ = st;
+        api_ = st->api;
+    }
     st->api = api;
     int cur = -1;
     PARSUM_CUDA_TRY(ctx, cudaGetDevice(&cur));

@@ -81,24 +81,31 @@ const char *parsum__cuda_short_file(const char *file);
  * changes the caller's CUDA state. */
 class parsum__cuda_scope {
 public:
-    parsum__cuda_scope() : prev_(-1) {}
+    parsum__cuda_scope() : prev_(-1), st_(NULL), api_(NULL) {}
     ~parsum__cuda_scope()
     {
         if (prev_ >= 0)
             (void)cudaSetDevice(prev_);
+        if (st_ != NULL)
+            st_->api = api_;
     }
     parsum__cuda_scope(const parsum__cuda_scope &) = delete;
     parsum__cuda_scope &operator=(const parsum__cuda_scope &) = delete;
-    /* api: the public function's name, used in error messages. */
+    /* api: the public function's name, used in error messages until the
+     * scope ends (scopes nest: parsum_scan growing its scratch arena frees
+     * the old one through mem_free, which has a scope of its own). */
     parsum_status enter(parsum_context *ctx, const char *api);
 
 private:
     int prev_;
+    parsum__cuda_state *st_;
+    const char *api_;
 };
 
 /* One operator ready to launch: its kernels, element size and alignment,
- * identity and left-identity padding (host memory, elem_size bytes; see
- * scan_kernels.cuh), and where its reduce grid size is cached. */
+ * identity (exclusive scans, empty reduces) and padding (an identity bit
+ * for bit, see scan_kernels.cuh), both host memory of elem_size bytes, and
+ * where its reduce grid size is cached. */
 struct parsum__cuda_launch {
     const parsum__cuda_kernels *k;
     size_t elem_size;

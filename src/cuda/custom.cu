@@ -56,7 +56,8 @@ const char *const kernel_exprs[3] = {
     "false>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
     "true>",
-    "&parsum_k::reduce_kernel<parsum_user_T, parsum_user_op<parsum_user_T> >",
+    "&parsum_k::reduce_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
+    "true>",
 };
 
 parsum_status nvrtc_error(parsum_context *ctx, nvrtcResult r, const char *call,
@@ -373,8 +374,8 @@ void custom_launch(parsum__cuda_module *m, const parsum_custom_op *op,
     l->k = &m->k;
     l->elem_size = m->elem_size;
     l->elem_align = m->elem_align;
-    l->id = op->identity; /* an identity is a left identity too */
-    l->pad = op->identity;
+    l->id = op->identity;
+    l->pad = op->identity; /* an identity by the operator's contract */
     l->reduce_grid = &m->reduce_grid;
 }
 

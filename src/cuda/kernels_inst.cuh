@@ -30,7 +30,9 @@ parsum__cuda_kernels make_kernels()
     return parsum__cuda_kernels{
         (const void *)&parsum_k::scan_kernel<inst_t, op, false>,
         (const void *)&parsum_k::scan_kernel<inst_t, op, true>,
-        (const void *)&parsum_k::reduce_kernel<inst_t, op>,
+        /* The built-in operators are commutative (in value, for float
+         * min/max), so the reduce need not keep sequence order. */
+        (const void *)&parsum_k::reduce_kernel<inst_t, op, false>,
     };
 }
 

@@ -158,8 +158,9 @@ parsum_status parsum__cuda_run_reduce(parsum_context *ctx,
                                  &per_sm, l->k->reduce, pol.rblock, 0));
         *l->reduce_grid = (per_sm > 0 ? per_sm : 1) * st->sm_count;
     }
-    /* G blocks of `warps` warps; each warp folds one chunk of whole warp
-     * tiles. The grouping depends on n and G only. */
+    /* G blocks of `warps` warps, at most one warp per warp tile; see
+     * reduce_kernel for which tiles each warp folds. The grouping depends
+     * on n and G only. */
     const size_t warp_tiles = n / wt + (n % wt != 0);
     size_t grid = (warp_tiles + warps - 1) / warps;
     if (grid > (size_t)*l->reduce_grid)
@@ -169,7 +170,7 @@ parsum_status parsum__cuda_run_reduce(parsum_context *ctx,
     parsum_k::reduce_args a;
     a.in = in;
     a.n = n;
-    a.chunk = per_warp * wt;
+    a.tiles_per_warp = per_warp;
     a.num_blocks = (unsigned)grid;
     a.options = aligned(in, 16) ? parsum_k::OPT_VEC : 0u;
     a.partials = NULL;
@@ -181,7 +182,7 @@ parsum_status parsum__cuda_run_reduce(parsum_context *ctx,
         if (a.partials == NULL)
             return PARSUM_ERR_OUT_OF_MEMORY;
     }
-    void *args[] = {&a, const_cast<void *>(l->id)};
+    void *args[] = {&a, const_cast<void *>(l->pad)};
     PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(l->k->reduce, dim3((unsigned)grid),
                                           dim3((unsigned)pol.rblock), args, 0,
                                           st->stream));
@@ -212,10 +213,12 @@ static const parsum__cuda_kernels *builtin_kernels(parsum_dtype dtype,
 }
 
 /* Fills l for a built-in (dtype, op). id and pad must hold 8 bytes. The
- * padding is a left identity bit for bit (pad (+) x == x for every x): the
- * identity for integers and float products, -0.0 for float sums (+0.0 +
- * -0.0 would be +0.0), a NaN for float min/max (the operators skip a NaN
- * left operand, while +inf would swallow a NaN element). */
+ * kernels fill empty positions with pad, which must be an identity bit for
+ * bit (pad (+) x == x (+) pad == x for every x, so that padding never
+ * changes a result): the identity for integers and float products, -0.0
+ * for float sums (+0.0 + -0.0 would be +0.0), a NaN for float min/max (the
+ * operators skip a NaN operand, while +inf would swallow an all-NaN run,
+ * whose documented result is NaN). */
 static void builtin_launch(parsum_context *ctx, parsum_dtype dtype,
                            parsum_op op, parsum__cuda_launch *l,
                            unsigned char *id, unsigned char *pad)

@@ -1,0 +1,32 @@
+/*
+ * bench_cuda.h - `parsum bench ... --backend cuda`: parsum's scan or reduce
+ * on a CUDA context against CUB on the same device buffers in the same run,
+ * with cudaMemcpy device-to-device (and, for reduce, a plain read kernel)
+ * as the bandwidth bound. Compiled into the parsum tool when the CUDA
+ * backend is built (bench/bench_cuda.cu; CUB is linked there only, never
+ * into libparsum).
+ */
+#ifndef PARSUM_BENCH_CUDA_H
+#define PARSUM_BENCH_CUDA_H
+
+#include "bench_args.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs the benchmark that args describes and prints a table (or one JSON
+ * object per line with args->json) to out. args->n == 0 sweeps n = 2^16,
+ * 2^18, ..., 2^30 (sizes that do not fit in device memory are skipped).
+ * Returns the process exit status: 0 success, 1 runtime error (message on
+ * stderr; also when a result disagrees with CUB or two runs differ), 2 a
+ * request it cannot serve. */
+int parsum_bench_cuda(const parsum_bench_args *args, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
