@@ -289,8 +289,11 @@ PARSUM_API parsum_status parsum_reduce(parsum_context *ctx, const void *in,
  * (PARSUM_CPU_ISA), so two CPUs of different vector width may differ in
  * the last bits; each output is within (i + 1) * eps * sum|x| of the
  * exact prefix sum. The first element of an inclusive scan is in[first]
- * exactly (never combined with the identity), and an exclusive scan is
- * exactly the inclusive one shifted by one, identity first.
+ * exactly (never combined with the identity). On the CPU an exclusive
+ * scan is bit for bit the inclusive one shifted by one, identity first; on
+ * CUDA that holds for integers and MIN/MAX, while float SUM/PROD agree
+ * within the rounding bound (a tile's prefix is combined in another fixed
+ * order than the previous tile's last output).
  * Errors: as parsum_reduce, plus out NULL with n > 0, unknown flag bits,
  * partially overlapping buffers. */
 PARSUM_API parsum_status parsum_scan(parsum_context *ctx, const void *in,
@@ -349,7 +352,7 @@ PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
  * trivially copyable and default-constructible, with sizeof equal to
  * elem_size (else PARSUM_ERR_INVALID_ARGUMENT). Functions defined in
  * cuda_type need no __device__. elem_size may be at most
- * PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE (256) bytes on a CUDA context (larger
+ * PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE (128) bytes on a CUDA context (larger
  * elements: PARSUM_ERR_UNSUPPORTED); above about 64 bytes they no longer
  * fit in registers and throughput falls. The combine function sees
  * const T &a, const T &b and the type's name T; a is the earlier operand.
@@ -357,7 +360,7 @@ PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
  * The four functions below apply to CUDA contexts only; on another context,
  * or in a build without CUDA, they return PARSUM_ERR_UNSUPPORTED. */
 
-#define PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE 256
+#define PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE 128
 
 /* Moves the context to CUDA device `device` (an ordinal of the CUDA
  * runtime). Work queued on the old device is waited for; the scratch arena

@@ -131,10 +131,10 @@ static void lastnz_fill(tu_rng *r, void *buf, size_t n, size_t es)
         p[i] = tu_below(r, 8) == 0 ? (uint8_t)(1 + tu_below(r, 255)) : 0;
 }
 
-/* ---- affine maps over uint64 side by side (256 and 1024 bytes) -------- */
-/* user points to the number of maps (16 or 64): elem_size = 16 * maps. */
+/* ---- affine maps over uint64 side by side (128 to 1024 bytes) --------- */
+/* user points to the number of maps (8, 16 or 64): elem_size = 16 * maps. */
 #define WIDE_MAX_MAPS 64
-static const int maps16 = 16, maps64 = 64;
+static const int maps8 = 8, maps16 = 16, maps64 = 64;
 static uint64_t wide_identity[2 * WIDE_MAX_MAPS]; /* a = 1, b = 0 (main) */
 
 static void wide_combine(const void *pa, const void *pb, void *out, void *user)
@@ -155,7 +155,10 @@ static void wide_combine(const void *pa, const void *pb, void *out, void *user)
         "W r; for (int k = 0; k < " #MAPS "; k++) { "                        \
         "r.ab[2*k] = a.ab[2*k] * b.ab[2*k]; "                                \
         "r.ab[2*k+1] = b.ab[2*k] * a.ab[2*k+1] + b.ab[2*k+1]; } return r;"
-/* The largest element on a CUDA context, and the largest on the CPU. */
+/* The largest element on a CUDA context (128 bytes), one above it (256)
+ * and the largest on the CPU (1024). */
+static const parsum_custom_op wide128_op = {
+    128, wide_identity, wide_combine, (void *)&maps8, WIDE_CUDA(8, 16)};
 static const parsum_custom_op wide256_op = {
     256, wide_identity, wide_combine, (void *)&maps16, WIDE_CUDA(16, 32)};
 static const parsum_custom_op wide1024_op = {
@@ -167,6 +170,7 @@ static void wide_fill(tu_rng *r, void *buf, size_t n, size_t es)
     for (size_t i = 0; i < es / 8 * n; i++)
         p[i] = tu_next(r) | ((i & 1) == 0); /* odd multipliers */
 }
+#define wide128_fill wide_fill
 #define wide256_fill wide_fill
 #define wide1024_fill wide_fill
 
@@ -386,6 +390,7 @@ static const struct CMUnitTest tests[] = {
     CC(pt3, (size_t)-1),
     CC(lastnz, (size_t)-1),
     CC(mat3, 70000),
+    CC(wide128, 20000),
     CC(wide256, 20000),
     CC(wide1024, 3000),
 };

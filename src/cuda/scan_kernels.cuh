@@ -11,7 +11,7 @@
  *
  * Scan: one pass with decoupled look-back (D. Merrill, M. Garland, "Single-
  * pass Parallel Prefix Scan with Decoupled Look-back", NVIDIA NVR-2016-002),
- * made deterministic with a fixed look-back window; reduce: one pass with
+ * made deterministic with a fixed two-level look-back; reduce: one pass with
  * per-block partials folded in order by the last block. The design and the
  * determinism argument are in src/cuda/NOTES.md; in short, every value a
  * thread combines is a fixed function of the input (and of n), never of the
@@ -39,28 +39,24 @@ typedef unsigned long long u64;
  * thread holds `rows` vectors of 16 bytes (vec_elems elements each) or,
  * for element sizes that do not divide 16, `rows` single elements. The
  * reduce streams through warp tiles of 32 * rrows * vec_elems elements.
- * window: the look-back window W (tiles), a multiple of 32, see NOTES.md.
  * Changing a row changes how float results are rounded (the grouping), never
  * whether they are deterministic. */
 struct policy {
     u64 max_size;  /* this row serves element sizes up to max_size bytes */
     int block;     /* scan: threads per block */
     int rows;      /* scan: vectors (or elements) per thread */
-    int window;    /* scan: look-back window in tiles */
     int rblock;    /* reduce: threads per block */
     int rrows;     /* reduce: vectors (or elements) per thread per step */
 };
 
-/* Tuning experiments may override these at build time; the defaults are
- * the measured best (bench/RESULTS.md). */
+/* Rows per thread for 4- and 8-byte elements. Tuning runs
+ * (bench/gpu_tune.sh) override them at build time; the defaults are the
+ * measured best (bench/RESULTS.md). */
 #ifndef PARSUM_K_ROWS4
-#define PARSUM_K_ROWS4 4
+#define PARSUM_K_ROWS4 8
 #endif
 #ifndef PARSUM_K_ROWS8
 #define PARSUM_K_ROWS8 4
-#endif
-#ifndef PARSUM_K_WINDOW
-#define PARSUM_K_WINDOW 256
 #endif
 
 /* The table. A chain of conditionals rather than an array so that host and
@@ -69,14 +65,14 @@ struct policy {
 __host__ __device__ constexpr policy policy_for(u64 size)
 {
     /* clang-format off */
-    /*                    size  block rows window  rblock rrows   scan elements/thread */
-    return size <= 1 ? policy{   1,  256,   2,   256,    256,   2 }  /* 32 x 1 byte   */
-         : size <= 2 ? policy{   2,  256,   2,   256,    256,   2 }  /* 16 x 2 bytes  */
-         : size <= 4 ? policy{   4,  256, PARSUM_K_ROWS4, PARSUM_K_WINDOW, 256, 4 }  /* 4*ROWS4 x 4 bytes */
-         : size <= 8 ? policy{   8,  256, PARSUM_K_ROWS8, PARSUM_K_WINDOW, 256, 4 }  /* 2*ROWS8 x 8 bytes */
-         : size <= 16 ? policy{ 16,  256,   4,   128,    256,   2 }  /*  4 x 16 bytes */
-         : size <= 64 ? policy{ 64,  128,   2,    64,    128,   1 }  /* custom types  */
-         :              policy{256,  64,   1,    32,     64,   1 }; /* <= 256 */
+    /*                    size  block rows           rblock rrows   scan elements/thread */
+    return size <= 1 ? policy{   1,  256,   2,             256,   2 }  /* 32 x 1 byte   */
+         : size <= 2 ? policy{   2,  256,   2,             256,   2 }  /* 16 x 2 bytes  */
+         : size <= 4 ? policy{   4,  256, PARSUM_K_ROWS4,  256,   4 }  /* 4*ROWS4 x 4 bytes */
+         : size <= 8 ? policy{   8,  256, PARSUM_K_ROWS8,  256,   4 }  /* 2*ROWS8 x 8 bytes */
+         : size <= 16 ? policy{ 16,  256,   4,             256,   2 }  /*  4 x 16 bytes */
+         : size <= 64 ? policy{ 64,  128,   2,             128,   1 }  /* custom types  */
+         :              policy{256,  64,   1,              64,   1 }; /* <= 256 */
     /* clang-format on */
 }
 
@@ -120,7 +116,7 @@ enum : u32 {
     OPT_VEC = 2u        /* in and out are 16-byte aligned: vector access */
 };
 
-enum : u32 { TILE_NONE = 0u, TILE_AGG = 1u, TILE_INCL = 2u };
+enum : u32 { TILE_NONE = 0u, TILE_AGG = 1u, GROUP_AGG = 2u, GROUP_INCL = 3u };
 
 struct scan_args {
     const void *in;
@@ -369,11 +365,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     constexpr int NWARP = BLOCK / 32;
     constexpr int R = P.rows;
     constexpr int V = vec_elems(sizeof(T));
-    constexpr int W = P.window;
-    constexpr int K = W / 32;
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
-    static_assert(W % 32 == 0 && K >= 1 && K <= 32, "bad window");
     static_assert(BLOCK % 32 == 0, "bad block");
 
     const Op op{};
@@ -483,63 +476,82 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
             wp = op(wp, s_wtot[i]);
     }
 
-    /* 4. Publish A(c), look back, publish P(c). */
+    /* 4. Publish A(c); look back over a fixed two-level structure.
+     * Tiles form groups of 32 (g = c / 32, p = c % 32). A tile's prefix is
+     *   X(c) = GP(g-1) (+) fold(A(32g) .. A(c-1))
+     * and the last tile of group g (p == 31) publishes, in place of its
+     * own aggregate (which no other tile reads), the group aggregate
+     *   GA(g) = fold(A(32g) .. A(32g+30)) (+) A(c)
+     * and then the group prefix
+     *   GP(g) = GP(g-32) (+) fold(GA(g-31) .. GA(g)).
+     * Every value is a fixed function of the input (each fold is the same
+     * ordered warp tree), so the result is deterministic, floats included;
+     * each warp reads one slot per lane, and GP(g-32) is long published
+     * because fewer than 32 groups of tiles are ever in flight. */
     if (!single && warp == 0) {
-        if (c == 0) {
-            if (lane == 0) {
-                store_slot(a.agg, 0, agg);
-                store_slot(a.incl, 0, agg);
-                fence_gpu();
-                st_status(a.status, TILE_INCL);
-            }
-        } else {
-            if (lane == 0) {
-                store_slot(a.agg, c, agg);
-                fence_gpu();
-                st_status(a.status + c, TILE_AGG);
-            }
-            /* Slot k = i * 32 + lane stands for tile t = c - W + k: slot 0
-             * holds P(c - W), the others A(t); slots before tile 0 hold
-             * pad. X(c) = fold of the W slots in order. */
-            const long long t0 = (long long)c - W + lane;
-            u32 need = 0;
-#pragma unroll
-            for (int i = 0; i < K; ++i)
-                if (t0 + i * 32 >= 0)
-                    need |= 1u << i;
-            for (;;) {
-#pragma unroll
-                for (int i = 0; i < K; ++i) {
-                    if (need & (1u << i)) {
-                        u32 want = (i == 0 && lane == 0) ? TILE_INCL : TILE_AGG;
-                        if (ld_status(a.status + (t0 + i * 32)) >= want)
-                            need &= ~(1u << i);
-                    }
-                }
-                if (__all_sync(PARSUM_K_FULL_MASK, need == 0))
-                    break;
-                __nanosleep(32);
-            }
+        const u32 g = c >> 5, pos = c & 31u;
+        const u32 last = 31u;
+        if (lane == 0 && pos != last) {
+            store_slot(a.agg, c, agg);
             fence_gpu();
-            T sl[K];
-#pragma unroll
-            for (int i = 0; i < K; ++i) {
-                long long t = t0 + i * 32;
-                sl[i] = t < 0 ? pad
-                              : load_slot<T>((i == 0 && lane == 0) ? a.incl
-                                                                   : a.agg,
-                                             (u64)t);
-            }
-            T xc = warp_reduce(sl[0], op);
-#pragma unroll
-            for (int i = 1; i < K; ++i)
-                xc = op(xc, warp_reduce(sl[i], op));
+            st_status(a.status + c, TILE_AGG);
+        }
+        /* Aggregates of the tiles before this one in its group. */
+        bool need = (u32)lane < pos;
+        const u64 mine = (u64)g * 32u + (u32)lane;
+        while (!__all_sync(PARSUM_K_FULL_MASK,
+                           !need || ld_status(a.status + mine) >= TILE_AGG))
+            __nanosleep(32);
+        fence_gpu();
+        T v = need ? load_slot<T>(a.agg, mine) : pad;
+        T local = warp_reduce(v, op); /* lane 0: A(32g) .. A(c-1) */
+        if (pos == last) {
+            /* Group aggregate, then the group prefix over a window of 32
+             * groups: lane i stands for group g - 31 + i. Published before
+             * this tile waits for GP(g-1): GP(g) must not depend on it, or
+             * the groups would form one serial chain. */
+            T ga = shfl_idx(op(local, agg), 0); /* lane 0 holds the fold */
             if (lane == 0) {
-                store_slot(a.incl, c, op(xc, agg));
+                store_slot(a.agg, c, ga);
                 fence_gpu();
-                st_status(a.status + c, TILE_INCL);
-                *s_x = xc;
+                st_status(a.status + c, GROUP_AGG);
             }
+            const long long gi = (long long)g - 31 + lane;
+            const bool other = gi >= 0 && lane < 31;
+            const u64 gslot = (u64)gi * 32u + 31u;
+            while (!__all_sync(PARSUM_K_FULL_MASK,
+                               !other ||
+                                   ld_status(a.status + gslot) >= GROUP_AGG))
+                __nanosleep(32);
+            fence_gpu();
+            T gv = lane == 31 ? ga : (other ? load_slot<T>(a.agg, gslot) : pad);
+            T gfold = warp_reduce(gv, op);
+            if (lane == 0) {
+                T gpn = gfold;
+                if (g >= 32) {
+                    const u64 back = ((u64)g - 32u) * 32u + 31u;
+                    while (ld_status(a.status + back) < GROUP_INCL)
+                        __nanosleep(32);
+                    fence_gpu();
+                    gpn = op(load_slot<T>(a.incl, back), gfold);
+                }
+                store_slot(a.incl, c, gpn);
+                fence_gpu();
+                st_status(a.status + c, GROUP_INCL);
+            }
+        }
+        /* The previous group's prefix, then this tile's. */
+        if (lane == 0 && c > 0) {
+            T xc = local;
+            if (g > 0) {
+                const u64 prev_last = (u64)g * 32u - 1u;
+                while (ld_status(a.status + prev_last) < GROUP_INCL)
+                    __nanosleep(32);
+                fence_gpu();
+                T gp = load_slot<T>(a.incl, prev_last);
+                xc = pos > 0 ? op(gp, local) : gp;
+            }
+            *s_x = xc;
         }
     }
     if (!single)

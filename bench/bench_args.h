@@ -1,0 +1,32 @@
+/*
+ * bench_args.h - what `parsum bench` was asked to measure, shared by the
+ * CPU benchmark (bench_cpu.c) and the CUDA benchmark (bench_cuda.cu).
+ *
+ * The command line fills the struct; every field already holds a valid
+ * value (the dtype/op pair may still be one the library rejects, which the
+ * benchmark reports as a runtime error).
+ */
+#ifndef PARSUM_BENCH_ARGS_H
+#define PARSUM_BENCH_ARGS_H
+
+#include "parsum.h"
+
+#include <stddef.h>
+
+typedef struct parsum_bench_args {
+    const char *what;   /* "reduce" or "scan" */
+    size_t n;           /* elements; 0 = a sweep over several sizes */
+    parsum_dtype dtype;
+    parsum_op op;
+    unsigned flags;     /* PARSUM_EXCLUSIVE | PARSUM_REVERSE (scan only) */
+    int inplace;        /* scan with out == in */
+    int reps;           /* timed runs per measurement; 0 = choose (>= 5) */
+    int threads;        /* CPU threads; 0 = the library's default */
+    int json;           /* 1: one JSON object per line instead of a table */
+} parsum_bench_args;
+
+/* A benchmark entry point returns the process exit status it wants:
+ * 0 on success, 1 on a runtime error (message already on stderr), 2 on
+ * a request it cannot serve (e.g. an unsupported option). */
+
+#endif

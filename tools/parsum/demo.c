@@ -1,0 +1,436 @@
+/*
+ * demo.c - `parsum demo`: a short tour of scan and reduce, after the
+ * examples of the lecture notes parsum grew from: cutting a sandwich
+ * (prefix sums give the cut positions), balancing a checkbook (a running
+ * sum), line of sight (a max-scan of angles), a timed reduce and scan over
+ * many random values, and a custom operator (the 3-D point farthest from
+ * the origin).
+ *
+ * All data go through parsum_alloc / parsum_copy, so the same code runs on
+ * the CPU and on a GPU.
+ */
+#include "cli.h"
+
+#include "bench_cpu_util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEMO_DEFAULT_N ((size_t)100000000)
+#define DEMO_POINTS ((size_t)1000000)
+
+/* ---- helpers: host arrays in, host arrays out ------------------------- */
+
+/* Copies n elements of `size` bytes to the context, applies scan (out not
+ * NULL) or reduce, and copies the result back. */
+static parsum_status on_context(parsum_context *ctx, const void *in,
+                                void *out, size_t n, size_t size,
+                                parsum_dtype dtype, parsum_op op,
+                                unsigned flags, void *result)
+{
+    void *buf = NULL;
+    size_t bytes = n * size;
+    parsum_status st = parsum_alloc(ctx, &buf, bytes);
+    if (st == PARSUM_OK)
+        st = parsum_copy(ctx, buf, in, bytes, PARSUM_COPY_HOST_TO_CONTEXT);
+    if (st == PARSUM_OK && out != NULL) {
+        st = parsum_scan(ctx, buf, buf, n, dtype, op, flags); /* in place */
+        if (st == PARSUM_OK)
+            st = parsum_copy(ctx, out, buf, bytes,
+                             PARSUM_COPY_CONTEXT_TO_HOST);
+    } else if (st == PARSUM_OK) {
+        st = parsum_reduce(ctx, buf, n, dtype, op, result);
+    }
+    parsum_free(ctx, buf);
+    return st;
+}
+
+static parsum_status host_scan(parsum_context *ctx, const void *in,
+                               void *out, size_t n, parsum_dtype dtype,
+                               parsum_op op, unsigned flags)
+{
+    return on_context(ctx, in, out, n, parsum_dtype_size(dtype), dtype, op,
+                      flags, NULL);
+}
+
+static parsum_status host_reduce(parsum_context *ctx, const void *in,
+                                 size_t n, parsum_dtype dtype, parsum_op op,
+                                 void *result)
+{
+    return on_context(ctx, in, NULL, n, parsum_dtype_size(dtype), dtype, op,
+                      0, result);
+}
+
+/* ---- 1. the sandwich --------------------------------------------------- */
+
+static int demo_sandwich(parsum_context *ctx)
+{
+    static const int32_t want[10] = {3, 5, 2, 7, 10, 4, 3, 0, 8, 1};
+    int32_t cuts[10], total = 0;
+    parsum_status st = host_scan(ctx, want, cuts, 10, PARSUM_I32, PARSUM_SUM,
+                                 PARSUM_EXCLUSIVE);
+    if (st == PARSUM_OK)
+        st = host_reduce(ctx, want, 10, PARSUM_I32, PARSUM_SUM, &total);
+    if (st != PARSUM_OK)
+        return cli_runtime_error("demo: sandwich", st, ctx);
+    printf("1. Cutting a sandwich (exclusive scan, i32 sum)\n"
+           "   Ten people want pieces of a 100-inch sandwich. The prefix\n"
+           "   sums of the lengths give every cut position at once, so ten\n"
+           "   knives can cut together instead of one after the other.\n");
+    printf("   inches wanted:   ");
+    for (int i = 0; i < 10; i++)
+        printf("%4d", (int)want[i]);
+    printf("\n   cut positions:   ");
+    for (int i = 0; i < 10; i++)
+        printf("%4d", (int)cuts[i]);
+    printf("\n   the last piece ends at %d inches (reduce)\n\n", (int)total);
+    return CLI_EXIT_OK;
+}
+
+/* ---- 2. the checkbook -------------------------------------------------- */
+
+static void print_cents(int64_t cents, int sign)
+{
+    int64_t a = cents < 0 ? -cents : cents;
+    const char *s = cents < 0 ? "-" : (sign ? "+" : " ");
+    char buf[40];
+    snprintf(buf, sizeof buf, "%s%lld.%02lld", s, (long long)(a / 100),
+             (long long)(a % 100));
+    printf("%12s", buf);
+}
+
+static int demo_checkbook(parsum_context *ctx)
+{
+    static const char *what[] = {"deposit",  "deposit", "groceries",
+                                 "rent",     "coffee",  "deposit",
+                                 "books",    "salary",  "bicycle",
+                                 "dinner"};
+    static const int64_t cents[] = {2000,  500,   -1100, -900,   -300,
+                                    1500,  -475,  120050, -39999, -1250};
+    enum { COUNT = sizeof cents / sizeof cents[0] };
+    int64_t balance[COUNT];
+    parsum_status st = host_scan(ctx, cents, balance, COUNT, PARSUM_I64,
+                                 PARSUM_SUM, PARSUM_INCLUSIVE);
+    if (st != PARSUM_OK)
+        return cli_runtime_error("demo: checkbook", st, ctx);
+    printf("2. Balancing a checkbook (inclusive scan, i64 sum of cents)\n"
+           "   The balance after each entry is the running sum of the\n"
+           "   entries so far.\n");
+    printf("    #  entry        %12s%12s\n", "amount", "balance");
+    for (int i = 0; i < COUNT; i++) {
+        printf("   %2d  %-11s  ", i + 1, what[i]);
+        print_cents(cents[i], 1);
+        print_cents(balance[i], 0);
+        printf("\n");
+    }
+    printf("\n");
+    return CLI_EXIT_OK;
+}
+
+/* ---- 3. line of sight -------------------------------------------------- */
+
+static int demo_line_of_sight(parsum_context *ctx)
+{
+    static const double alt[] = {101, 104, 110, 108, 115, 125,
+                                 120, 122, 140, 135, 150, 160};
+    enum { COUNT = sizeof alt / sizeof alt[0] };
+    const double h0 = 102.0, step = 100.0, deg = 180.0 / 3.14159265358979;
+    double angle[COUNT], horizon[COUNT], before[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        angle[i] = atan((alt[i] - h0) / (step * (i + 1)));
+    parsum_status st = host_scan(ctx, angle, horizon, COUNT, PARSUM_F64,
+                                 PARSUM_MAX, PARSUM_INCLUSIVE);
+    if (st == PARSUM_OK)
+        st = host_scan(ctx, angle, before, COUNT, PARSUM_F64, PARSUM_MAX,
+                       PARSUM_EXCLUSIVE);
+    if (st != PARSUM_OK)
+        return cli_runtime_error("demo: line of sight", st, ctx);
+    printf("3. Line of sight (max-scan of angles, f64)\n"
+           "   An observer %.0f m up looks along a ray. A point is visible\n"
+           "   iff its angle is >= the largest angle before it (exclusive\n"
+           "   max-scan); the inclusive max-scan is the horizon so far.\n",
+           h0);
+    printf("   %8s  %8s  %10s %10s %9s\n", "distance", "altitude", "angle",
+           "max before", "horizon");
+    for (int i = 0; i < COUNT; i++) {
+        char prev[24];
+        if (isinf(before[i]))
+            snprintf(prev, sizeof prev, "%s", "-inf");
+        else
+            snprintf(prev, sizeof prev, "%.2f", before[i] * deg);
+        printf("   %6.0f m  %6.0f m  %6.2f deg %10s %9.2f   %s\n",
+               step * (i + 1), alt[i], angle[i] * deg, prev,
+               horizon[i] * deg, angle[i] >= before[i] ? "visible" : "hidden");
+    }
+    printf("\n");
+    return CLI_EXIT_OK;
+}
+
+/* ---- 4. many random values, timed -------------------------------------- */
+
+/* Fills h with pseudo-random digits 0..9; returns their exact sum. */
+static int64_t fill_digits(int32_t *h, size_t n)
+{
+    int64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (int32_t)(pb_hash64(i) % 10);
+        sum += h[i];
+    }
+    return sum;
+}
+
+typedef struct big_job {
+    void *in, *out;
+    size_t n;
+    int32_t sum;
+} big_job;
+
+static parsum_status big_run(parsum_context *ctx, big_job *j, int scan)
+{
+    if (!scan)
+        return parsum_reduce(ctx, j->in, j->n, PARSUM_I32, PARSUM_SUM,
+                             &j->sum);
+    parsum_status st = parsum_scan(ctx, j->in, j->out, j->n, PARSUM_I32,
+                                   PARSUM_SUM, PARSUM_INCLUSIVE);
+    return st == PARSUM_OK ? parsum_synchronize(ctx) : st;
+}
+
+/* Median time of 5 runs after a warm-up. */
+static parsum_status big_time(parsum_context *ctx, big_job *j, int scan,
+                              double *seconds)
+{
+    double t[5];
+    parsum_status st = big_run(ctx, j, scan);
+    for (int k = 0; k < 5 && st == PARSUM_OK; k++) {
+        double t0 = pb_now();
+        st = big_run(ctx, j, scan);
+        t[k] = pb_now() - t0;
+    }
+    *seconds = st == PARSUM_OK ? pb_median(t, 5) : 0.0;
+    return st;
+}
+
+static parsum_status big_prepare(parsum_context *ctx, big_job *j,
+                                 int64_t *expect)
+{
+    size_t bytes = j->n * sizeof(int32_t);
+    int32_t *h = (int32_t *)malloc(bytes);
+    if (h == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    *expect = fill_digits(h, j->n);
+    parsum_status st = parsum_alloc(ctx, &j->in, bytes);
+    if (st == PARSUM_OK)
+        st = parsum_copy(ctx, j->in, h, bytes, PARSUM_COPY_HOST_TO_CONTEXT);
+    free(h);
+    if (st == PARSUM_OK)
+        st = parsum_alloc(ctx, &j->out, bytes);
+    return st;
+}
+
+static int demo_big(parsum_context *ctx, size_t n)
+{
+    big_job j = {NULL, NULL, n, 0};
+    int64_t expect = 0;
+    int32_t last = 0;
+    double tr = 0.0, ts = 0.0;
+    char nbuf[32];
+    parsum_status st = big_prepare(ctx, &j, &expect);
+    if (st == PARSUM_OK)
+        st = big_time(ctx, &j, 0, &tr);
+    if (st == PARSUM_OK)
+        st = big_time(ctx, &j, 1, &ts);
+    if (st == PARSUM_OK)
+        st = parsum_copy(ctx, &last, (int32_t *)j.out + (n - 1), sizeof last,
+                         PARSUM_COPY_CONTEXT_TO_HOST);
+    parsum_free(ctx, j.in);
+    parsum_free(ctx, j.out);
+    if (st != PARSUM_OK)
+        return cli_runtime_error("demo: random values", st, ctx);
+    /* i32 sums wrap modulo 2^32, as parsum defines them. */
+    int32_t want = (int32_t)(uint32_t)(uint64_t)expect;
+    double bytes = (double)n * sizeof(int32_t);
+    printf("4. Reduce and scan over %s random i32 digits 0..9 "
+           "(median of 5 runs)\n",
+           pb_format_count(n, nbuf, sizeof nbuf));
+    printf("   reduce (sum):        %11ld  %9.2f ms  %7.2f GB/s\n",
+           (long)j.sum, tr * 1e3, bytes / tr * 1e-9);
+    printf("   scan, last element:  %11ld  %9.2f ms  %7.2f GB/s "
+           "(read + write)\n",
+           (long)last, ts * 1e3, 2.0 * bytes / ts * 1e-9);
+    printf("   serial check:        %11ld  %s\n\n", (long)want,
+           j.sum == want && last == want ? "agrees" : "DIFFERS");
+    return j.sum == want && last == want ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}
+
+/* ---- 5. a custom operator ---------------------------------------------- */
+
+typedef struct point3 {
+    float x, y, z;
+} point3;
+
+static float mag2(const point3 *p)
+{
+    return p->x * p->x + p->y * p->y + p->z * p->z;
+}
+
+/* The operand farther from the origin; the earlier one on a tie. */
+static void farther(const void *a, const void *b, void *out, void *user)
+{
+    point3 pa, pb;
+    (void)user;
+    memcpy(&pa, a, sizeof pa);
+    memcpy(&pb, b, sizeof pb);
+    memcpy(out, mag2(&pa) >= mag2(&pb) ? &pa : &pb, sizeof pa);
+}
+
+static const point3 origin = {0.0f, 0.0f, 0.0f};
+
+static const parsum_custom_op farthest_op = {
+    .elem_size = sizeof(point3),
+    .identity = &origin,
+    .combine = farther,
+    .user = NULL,
+    /* The same operator for the CUDA backend (compiled at run time). */
+    .cuda_type = "struct P { float x, y, z; };\n"
+                 "__device__ inline float mag2(const P &p)\n"
+                 "{ return p.x * p.x + p.y * p.y + p.z * p.z; }\n",
+    .cuda_type_name = "P",
+    .cuda_combine = "return mag2(a) >= mag2(b) ? a : b;",
+};
+
+static parsum_status reduce_points(parsum_context *ctx, const point3 *pts,
+                                   size_t n, point3 *best, double *seconds)
+{
+    void *buf = NULL;
+    parsum_status st = parsum_alloc(ctx, &buf, n * sizeof *pts);
+    if (st == PARSUM_OK)
+        st = parsum_copy(ctx, buf, pts, n * sizeof *pts,
+                         PARSUM_COPY_HOST_TO_CONTEXT);
+    double t0 = pb_now();
+    if (st == PARSUM_OK)
+        st = parsum_reduce_custom(ctx, buf, n, &farthest_op, best);
+    *seconds = pb_now() - t0;
+    parsum_free(ctx, buf);
+    return st;
+}
+
+static point3 *random_points(size_t n, point3 *serial_best)
+{
+    point3 *p = (point3 *)malloc(n * sizeof *p);
+    if (p == NULL)
+        return NULL;
+    *serial_best = origin;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = pb_hash64(i + 12345);
+        p[i].x = (float)((int)(h & 0xffff) - 32768) / 256.0f;
+        p[i].y = (float)((int)((h >> 16) & 0xffff) - 32768) / 256.0f;
+        p[i].z = (float)((int)((h >> 32) & 0xffff) - 32768) / 256.0f;
+        farther(serial_best, &p[i], serial_best, NULL);
+    }
+    return p;
+}
+
+static int custom_error(parsum_context *ctx, parsum_status st)
+{
+    if (st == PARSUM_ERR_UNSUPPORTED) {
+        printf("   (skipped: %s)\n\n", parsum_last_error(ctx));
+        return CLI_EXIT_OK;
+    }
+    return cli_runtime_error("demo: custom operator", st, ctx);
+}
+
+static int demo_custom(parsum_context *ctx)
+{
+    static const point3 few[] = {{1, 2, 2},  {-3, 0, 4},       {0, -6, 0.5f},
+                                 {2, -2, -5.5f}, {6, 0, 0.25f}, {-1, -1, -1}};
+    enum { COUNT = sizeof few / sizeof few[0] };
+    point3 best, want;
+    double t;
+    printf("5. A custom operator: the 3-D point farthest from the origin\n"
+           "   (parsum_reduce_custom with a C callback; on a GPU the same\n"
+           "   operator is given as CUDA source)\n   points:");
+    for (int i = 0; i < COUNT; i++)
+        printf("%s (%g, %g, %g)", i > 0 && i % 3 == 0 ? "\n          " : "",
+               few[i].x, few[i].y, few[i].z);
+    printf("\n");
+    parsum_status st = reduce_points(ctx, few, COUNT, &best, &t);
+    if (st != PARSUM_OK)
+        return custom_error(ctx, st);
+    printf("   farthest of these: (%g, %g, %g), |p| = %.3f\n", best.x, best.y,
+           best.z, sqrt(mag2(&best)));
+    point3 *many = random_points(DEMO_POINTS, &want);
+    if (many == NULL)
+        return cli_runtime_error("demo: custom operator",
+                                 PARSUM_ERR_OUT_OF_MEMORY, NULL);
+    st = reduce_points(ctx, many, DEMO_POINTS, &best, &t);
+    free(many);
+    if (st != PARSUM_OK)
+        return custom_error(ctx, st);
+    int same = memcmp(&best, &want, sizeof best) == 0;
+    printf("   farthest of %zu random points: (%g, %g, %g), |p| = %.3f\n"
+           "   in %.2f ms; the serial loop %s\n\n",
+           DEMO_POINTS, best.x, best.y, best.z, sqrt(mag2(&best)), t * 1e3,
+           same ? "agrees" : "DIFFERS");
+    return same ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static int parse_demo_args(int argc, char **argv, parsum_backend *backend,
+                           size_t *n)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if ((m = cli_option_value(argc, argv, &i, "--backend", &v)) != 0) {
+            if (m < 0 || cli_parse_backend(v, backend) != 0)
+                return CLI_EXIT_USAGE;
+        } else if ((m = cli_option_value(argc, argv, &i, "--n", &v)) != 0) {
+            if (m < 0 || cli_parse_count("--n", v, n) != 0)
+                return CLI_EXIT_USAGE;
+        } else {
+            return cli_usage_error("demo: unknown option '%s'", argv[i]);
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_demo(int argc, char **argv)
+{
+    parsum_backend backend = PARSUM_BACKEND_AUTO;
+    size_t n = DEMO_DEFAULT_N;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_usage_demo();
+            return CLI_EXIT_OK;
+        }
+    }
+    int rc = parse_demo_args(argc, argv, &backend, &n);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    parsum_context *ctx = NULL;
+    parsum_status st = parsum_context_create(&ctx, backend);
+    if (st != PARSUM_OK)
+        return cli_runtime_error("demo: creating a context", st, NULL);
+    parsum_backend used = parsum_context_backend(ctx);
+    printf("parsum %s demo on the %s backend", parsum_version(),
+           parsum_backend_name(used));
+    if (used == PARSUM_BACKEND_CPU)
+        printf(" (%d threads)", parsum_context_threads(ctx));
+    printf("\n\n");
+    rc = demo_sandwich(ctx);
+    if (rc == CLI_EXIT_OK)
+        rc = demo_checkbook(ctx);
+    if (rc == CLI_EXIT_OK)
+        rc = demo_line_of_sight(ctx);
+    if (rc == CLI_EXIT_OK)
+        rc = demo_big(ctx, n);
+    if (rc == CLI_EXIT_OK)
+        rc = demo_custom(ctx);
+    parsum_context_destroy(ctx);
+    return rc;
+}
