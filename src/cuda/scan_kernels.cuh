@@ -56,7 +56,7 @@ struct policy {
 #define PARSUM_K_ROWS4 8
 #endif
 #ifndef PARSUM_K_ROWS8
-#define PARSUM_K_ROWS8 4
+#define PARSUM_K_ROWS8 8
 #endif
 
 /* The table. A chain of conditionals rather than an array so that host and
