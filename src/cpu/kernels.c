@@ -39,6 +39,12 @@
 #define PARSUM__VEC_BYTES 16
 #endif
 
+/* Bytes of independent accumulators in a reduction (the lane count fixes
+ * float rounding, so it is the same in every variant). */
+#ifndef PARSUM__REDUCE_LANE_BYTES
+#define PARSUM__REDUCE_LANE_BYTES 128
+#endif
+
 /* Non-temporal stores of one vector (x86 only; elsewhere plain stores). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

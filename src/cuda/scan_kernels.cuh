@@ -485,9 +485,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
      * and then the group prefix
      *   GP(g) = GP(g-32) (+) fold(GA(g-31) .. GA(g)).
      * Every value is a fixed function of the input (each fold is the same
-     * ordered warp tree), so the result is deterministic, floats included;
-     * each warp reads one slot per lane, and GP(g-32) is long published
-     * because fewer than 32 groups of tiles are ever in flight. */
+     * ordered warp tree), so the result is deterministic, floats included.
+     * A tile recomputes GP(g-1) from GA(g-32..g-1) and GP(g-33) rather than
+     * waiting for it; each warp reads two slots per lane, and GP(g-33) is
+     * long published because fewer than 32 groups of tiles are ever in
+     * flight. */
     if (!single && warp == 0) {
         const u32 g = c >> 5, pos = c & 31u;
         const u32 last = 31u;
@@ -540,18 +542,35 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
                 st_status(a.status + c, GROUP_INCL);
             }
         }
-        /* The previous group's prefix, then this tile's. */
-        if (lane == 0 && c > 0) {
+        /* The previous group's prefix GP(g-1), computed here from the
+         * same inputs with the same fold as group g-1's last tile does
+         * (lane i stands for group g - 32 + i), so it is bit for bit the
+         * value that tile publishes, without waiting for it to do so. */
+        if (c > 0) {
             T xc = local;
             if (g > 0) {
-                const u64 prev_last = (u64)g * 32u - 1u;
-                while (ld_status(a.status + prev_last) < GROUP_INCL)
+                const long long gi = (long long)g - 32 + lane;
+                const u64 gslot = (u64)gi * 32u + 31u;
+                while (!__all_sync(PARSUM_K_FULL_MASK,
+                                   gi < 0 || ld_status(a.status + gslot) >=
+                                                 GROUP_AGG))
                     __nanosleep(32);
                 fence_gpu();
-                T gp = load_slot<T>(a.incl, prev_last);
-                xc = pos > 0 ? op(gp, local) : gp;
+                T gv = gi >= 0 ? load_slot<T>(a.agg, gslot) : pad;
+                T gp = warp_reduce(gv, op);
+                if (lane == 0) {
+                    if (g >= 33) {
+                        const u64 back = ((u64)g - 33u) * 32u + 31u;
+                        while (ld_status(a.status + back) < GROUP_INCL)
+                            __nanosleep(32);
+                        fence_gpu();
+                        gp = op(load_slot<T>(a.incl, back), gp);
+                    }
+                    xc = pos > 0 ? op(gp, local) : gp;
+                }
             }
-            *s_x = xc;
+            if (lane == 0)
+                *s_x = xc;
         }
     }
     if (!single)
