@@ -5,7 +5,8 @@
  * for two runs with the same count, for F32 SUM, F64 SUM, F32 PROD and I32
  * SUM: scans with all four flag combinations, out of place and in place,
  * and reduce, at sizes of one chunk plus one (fewer chunks than threads),
- * 5 chunks + 17, 16 chunks + 5 and below one chunk.
+ * 5 chunks + 17, 16 chunks + 5, 41 chunks + 3 (enough chunks for 7
+ * threads to run at once) and below one chunk.
  *
  * The float inputs are random non-integers (values near 1 for PROD), so
  * rounding depends on the evaluation order: any order that depends on the
@@ -86,7 +87,10 @@ static void test_thread_count_invariance(void **state)
         parsum_dtype d = det_cases[c].dtype;
         parsum_op op = det_cases[c].op;
         size_t es = parsum_dtype_size(d), chunk = tu_chunk(es);
-        size_t sizes[] = {1009, chunk + 1, 5 * chunk + 17, 16 * chunk + 5};
+        /* The CPU backend gives a thread at most one in 4 chunks (small
+         * inputs run serially), so 7 threads need 28 chunks or more. */
+        size_t sizes[] = {1009, chunk + 1, 5 * chunk + 17, 16 * chunk + 5,
+                          41 * chunk + 3};
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             size_t n = sizes[k], bytes = n * es;
             tu_rng r = tu_rng_for(d, op, n, TU_DATA_ROUNDING);
@@ -143,7 +147,7 @@ static void test_many_threads_vs_ref(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         parsum_dtype d = cases[c].dtype;
         parsum_op op = cases[c].op;
-        size_t es = parsum_dtype_size(d), n = 5 * tu_chunk(es) + 17;
+        size_t es = parsum_dtype_size(d), n = 41 * tu_chunk(es) + 17;
         tu_rng r = tu_rng_for(d, op, n, TU_DATA_EXACT);
         unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es);
         tu_fill(&r, d, op, TU_DATA_EXACT, in, n);

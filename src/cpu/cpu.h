@@ -36,13 +36,16 @@ size_t parsum__cpu_chunk_elems(size_t elem_size);
  *      range; carry is the exclusive prefix from earlier chunks, or NULL
  *      for the first chunk of the scan; last is the chunk's inclusive
  *      prefix as the chain published it, written as the final element of
- *      an inclusive scan; stream asks for non-temporal stores. */
+ *      an inclusive scan; stream asks for non-temporal stores; pf and
+ *      pf_bytes name memory to prefetch meanwhile (the next chunk this
+ *      thread will read; pf_bytes 0 for none). */
 typedef void (*parsum__reduce_run_fn)(const void *p, size_t len,
                                       void *result);
 typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
                                       int reverse, int exclusive,
                                       const void *carry, const void *last,
-                                      int stream);
+                                      int stream, const void *pf,
+                                      size_t pf_bytes);
 
 typedef struct parsum__cpu_kernels {
     const char *isa;

@@ -175,12 +175,15 @@ static void scan_worker(void *arg, int tid, int nt)
     size_t s = j->esize;
     unsigned char *agg = j->tmp + (size_t)tid * j->tmp_bytes; /* 1 elem */
     unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
-    /* Chunks are claimed in increasing order, so a thread only ever waits
-     * for chunks that running threads hold: no deadlock, and a thread the
-     * OS preempts delays the chain once, not in every round. */
-    for (size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-         c < j->nchunks;
-         c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) {
+    /* Chunks are claimed in increasing order, and each thread claims its
+     * next chunk before scanning the current one (to prefetch it), still
+     * processing its chunks in order: a chunk only ever waits for lower
+     * chunks, all held by running threads, so there is no deadlock, and a
+     * thread the OS preempts delays the chain once, not in every round. */
+    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (c < j->nchunks) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
         size_t off, len;
         chunk_range(j, c, &off, &len);
         const unsigned char *in = j->in + off * s;
@@ -203,12 +206,22 @@ static void scan_worker(void *arg, int tid, int nt)
         }
         atomic_store_explicit(slot_flag(j, c), 1, memory_order_release);
 
-        /* (3) scan the chunk, now in L2, from the carry P(c-1) */
+        /* (3) scan the chunk, now in L2, from the carry P(c-1), while the
+         * next chunk is prefetched */
+        const unsigned char *pf = NULL;
+        size_t pf_bytes = 0;
+        if (next < j->nchunks) {
+            size_t poff, plen;
+            chunk_range(j, next, &poff, &plen);
+            pf = j->in + poff * s;
+            pf_bytes = plen * s;
+        }
         if (j->cop != NULL)
             custom_chunk_scan(j, in, out, len, carry, slot_value(j, c), work);
         else
             j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
-                          slot_value(j, c), j->stream);
+                          slot_value(j, c), j->stream, pf, pf_bytes);
+        c = next;
     }
 }
 
