@@ -45,6 +45,11 @@
 #define PARSUM__REDUCE_LANE_BYTES 128
 #endif
 
+/* Scans prefetch the thread's next chunk (0 turns it off, for A/B runs). */
+#ifndef PARSUM__PREFETCH
+#define PARSUM__PREFETCH 1
+#endif
+
 /* Non-temporal stores of one vector (x86 only; elsewhere plain stores). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
