@@ -19,7 +19,10 @@
 extern "C" {
 #endif
 
+/* A build-time knob for tuning runs; changing it changes float rounding. */
+#ifndef PARSUM__CPU_CHUNK_BYTES
 #define PARSUM__CPU_CHUNK_BYTES ((size_t)128 * 1024)
+#endif
 
 /* Output bytes above which an out-of-place scan streams its stores past
  * the caches: a quarter of the last-level cache (sysconf), 8 MiB if

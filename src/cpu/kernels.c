@@ -45,7 +45,8 @@
 #define PARSUM__REDUCE_LANE_BYTES 128
 #endif
 
-/* Scans prefetch the thread's next chunk (0 turns it off, for A/B runs). */
+/* Scans prefetch the thread's next chunk: this many cache lines per line
+ * written (0 turns it off; 1, 2 and off measured in bench/RESULTS.md). */
 #ifndef PARSUM__PREFETCH
 #define PARSUM__PREFETCH 1
 #endif
