@@ -2,11 +2,10 @@
 /* context.c - creation of contexts, thread count, the scratch arena and the
  * memory helpers. Every argument is checked here; backends trust them. */
 #include "internal.h"
+#include "../cpu/sched.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void *parsum__host_alloc(size_t bytes)
 {
@@ -29,15 +28,9 @@ void parsum__host_free(void *p)
 
 int parsum__default_threads(void)
 {
-    const char *env = getenv("OMP_NUM_THREADS");
-    if (env != NULL) {
-        char *end = NULL;
-        long v = strtol(env, &end, 10);
-        if (end != env && v > 0 && v < 4096)
-            return (int)v;
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    /* The scheduler's default already honours OMP_NUM_THREADS. */
+    int n = parsum__sched_workers();
+    return n > 0 ? n : 1;
 }
 
 const char *parsum_backend_name(parsum_backend backend)

@@ -60,8 +60,6 @@ typedef struct parsum__cpu_kernels {
  * supports, or the one named by env PARSUM_CPU_ISA (generic, avx2,
  * avx512) if it is built in and supported. */
 const parsum__cpu_kernels *parsum__cpu_kernels_get(void);
-/* Every variant built in, for tests: NULL-terminated. */
-const parsum__cpu_kernels *const *parsum__cpu_kernels_all(void);
 
 parsum_status parsum__cpu_reduce(parsum_context *ctx, const void *in,
                                  size_t n, parsum_dtype dtype, parsum_op op,

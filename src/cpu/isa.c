@@ -45,11 +45,6 @@ static int supported(const parsum__cpu_kernels *k)
     return strcmp(k->isa, "generic") == 0;
 }
 
-const parsum__cpu_kernels *const *parsum__cpu_kernels_all(void)
-{
-    return all_variants;
-}
-
 static const parsum__cpu_kernels *choose(void)
 {
     const char *want = getenv("PARSUM_CPU_ISA");

@@ -1,4 +1,4 @@
-/* sched.c - the four scheduler functions over OpenMP (see sched.h). */
+/* sched.c - the scheduler functions over OpenMP (see sched.h). */
 #include "sched.h"
 
 #include <omp.h>
@@ -6,11 +6,6 @@
 int parsum__sched_workers(void)
 {
     return omp_get_max_threads();
-}
-
-int parsum__sched_worker_id(void)
-{
-    return omp_get_thread_num();
 }
 
 void parsum__sched_parallel_for(int nthreads, size_t n,

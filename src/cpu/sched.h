@@ -1,5 +1,5 @@
 /*
- * sched.h - the CPU backend's scheduler: four functions, ParlayLib style,
+ * sched.h - the CPU backend's scheduler: three functions, ParlayLib style,
  * implemented over OpenMP in sched.c. Nothing else in parsum touches
  * OpenMP, so another runtime (a pthread pool, TBB) can replace it here.
  */
@@ -8,10 +8,9 @@
 
 #include <stddef.h>
 
-/* Threads a parallel region gets by default. */
+/* Threads a parallel region gets by default: OMP_NUM_THREADS if set,
+ * else the online processors. */
 int parsum__sched_workers(void);
-/* Index of the calling thread inside a region (0 outside one). */
-int parsum__sched_worker_id(void);
 /* body(arg, i) for every i in [0, n), statically split over nthreads. */
 void parsum__sched_parallel_for(int nthreads, size_t n,
                                 void (*body)(void *arg, size_t i),

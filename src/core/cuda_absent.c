@@ -1,4 +1,4 @@
-/* cuda_stub.c - the public CUDA settings of parsum.h in a build without the
+/* cuda_absent.c - the public CUDA settings of parsum.h in a build without the
  * CUDA backend (compiled only when PARSUM_HAVE_CUDA is not defined): they
  * exist, so that programs link everywhere, and answer
  * PARSUM_ERR_UNSUPPORTED. The real ones are in src/cuda/backend.cu. */
