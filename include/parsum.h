@@ -321,6 +321,143 @@ PARSUM_API parsum_status parsum_scan_custom(parsum_context *ctx,
                                             unsigned flags);
 
 /* ------------------------------------------------------------------------ */
+/* Segmented and keyed operations                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Segments cut the n elements of a scan into consecutive runs; every
+ * segment is scanned on its own, as if it were a separate array.
+ *
+ * Packed head flags (PARSUM_SEG_FLAGS): one bit per element, 32 per
+ * uint32_t word, least significant bit first: the flag of element i is bit
+ * (b % 32) of word flags[b / 32] with b = flags_bit_offset + i. A set bit
+ * marks the first element of a segment (a "head"); element 0 always starts
+ * one, whatever its bit. On a little-endian machine this is the same
+ * memory as LSB-first bytes or 64-bit words, so flags made 8 or 64 bits
+ * at a time can be passed as they are. The words read are
+ * flags[0 .. (flags_bit_offset + n - 1) / 32]; bits outside the n flags
+ * are ignored. flags_bit_offset may be any value (a flag array of a
+ * longer sequence can be passed with the offset of the part to scan).
+ *
+ * Segment offsets (PARSUM_SEG_OFFSETS, CSR style): num_segments + 1
+ * non-decreasing uint64_t values with offsets[0] == 0 and
+ * offsets[num_segments] == n; segment s is [offsets[s], offsets[s + 1]).
+ * Empty segments are allowed and produce no output.
+ *
+ * flags and offsets live in the context's memory space, like the data. */
+typedef enum parsum_seg_kind {
+    PARSUM_SEG_FLAGS = 0,
+    PARSUM_SEG_OFFSETS = 1
+} parsum_seg_kind;
+
+typedef struct parsum_segments {
+    parsum_seg_kind kind;
+    const uint32_t *flags;   /* PARSUM_SEG_FLAGS: packed head flags */
+    size_t flags_bit_offset; /* PARSUM_SEG_FLAGS: bit of element 0 */
+    const uint64_t *offsets; /* PARSUM_SEG_OFFSETS: num_segments + 1 values */
+    size_t num_segments;     /* PARSUM_SEG_OFFSETS */
+} parsum_segments;
+
+/* parsum_segmented_scan: parsum_scan applied to every segment separately.
+ * With flags as for parsum_scan:
+ *   inclusive:  out[i] = in[h] (+) ... (+) in[i], h the head of i's segment
+ *   exclusive:  out[h] = identity, out[i] = in[h] (+) ... (+) in[i-1]
+ *   REVERSE:    each segment is scanned from its last element back to its
+ *               head (the segment boundaries are the same).
+ * Example (the notes' flag array, SUM, inclusive):
+ *   in    3 1 4 1 5 2 1 3 4 0 2 6 1 0 3 4
+ *   heads 1 0 0 1 0 0 0 0 0 1 0 1 1 0 0 0
+ *   out   3 4 8 1 6 8 9 12 16 0 2 6 1 1 4 8
+ * dtypes x ops, in-place rule and overlap errors as parsum_scan. Results are
+ * deterministic and integer results exact; a float result within a
+ * segment is within the bound parsum_scan states for a scan of that
+ * segment's length. Complexity: O(n) work, one pass over in and out plus
+ * n / 8 bytes of flags (or the offsets), whatever the segment lengths.
+ * Offsets that are not as described above give PARSUM_ERR_INVALID_ARGUMENT
+ * on the CPU; a CUDA context does not read device memory to check them
+ * and its result is then unspecified (but memory safe within in/out).
+ * Errors: as parsum_scan, plus seg NULL, unknown seg->kind, flags or
+ * offsets NULL with n > 0 (offsets is always read: it may not be NULL). */
+PARSUM_API parsum_status parsum_segmented_scan(parsum_context *ctx,
+                                               const void *in, void *out,
+                                               size_t n, parsum_dtype dtype,
+                                               parsum_op op,
+                                               const parsum_segments *seg,
+                                               unsigned flags);
+/* The same with a custom operator (see parsum_scan_custom). */
+PARSUM_API parsum_status parsum_segmented_scan_custom(
+    parsum_context *ctx, const void *in, void *out, size_t n,
+    const parsum_custom_op *op, const parsum_segments *seg, unsigned flags);
+
+/* parsum_segmented_reduce: out[s] = fold of in[offsets[s] .. offsets[s+1])
+ * under op for s = 0 .. num_segments - 1, the identity for an empty
+ * segment. offsets as PARSUM_SEG_OFFSETS above (num_segments + 1 values,
+ * non-decreasing, offsets[0] == 0); n = offsets[num_segments] elements of
+ * in are read. out holds num_segments elements and may not overlap in.
+ * Float results follow a fixed order per segment (deterministic, within
+ * the bound of parsum_reduce for the segment's length). Complexity: O(n +
+ * num_segments) work, balanced over threads / blocks by elements, not by
+ * segments, so one huge segment and millions of tiny ones are both fast.
+ * Errors: as parsum_reduce, plus offsets NULL, out NULL with num_segments
+ * > 0, offsets decreasing or not starting at 0 (CPU; see above for CUDA). */
+PARSUM_API parsum_status parsum_segmented_reduce(parsum_context *ctx,
+                                                 const void *in, void *out,
+                                                 const uint64_t *offsets,
+                                                 size_t num_segments,
+                                                 parsum_dtype dtype,
+                                                 parsum_op op);
+PARSUM_API parsum_status parsum_segmented_reduce_custom(
+    parsum_context *ctx, const void *in, void *out, const uint64_t *offsets,
+    size_t num_segments, const parsum_custom_op *op);
+
+/* parsum_scan_by_key: a segmented scan whose segments are the runs of
+ * equal consecutive keys: element i starts a segment when i == 0 or
+ * keys[i] != keys[i-1]. keys: n elements of key_dtype, an integer dtype
+ * (I8 .. U64; PARSUM_ERR_INVALID_DTYPE otherwise), compared bit for bit.
+ * Values, flags, in-place rule and guarantees as parsum_segmented_scan;
+ * keys may not overlap out. */
+PARSUM_API parsum_status parsum_scan_by_key(parsum_context *ctx,
+                                            const void *keys,
+                                            parsum_dtype key_dtype,
+                                            const void *in, void *out,
+                                            size_t n, parsum_dtype dtype,
+                                            parsum_op op, unsigned flags);
+
+/* parsum_reduce_by_key: for each run of equal consecutive keys (as in
+ * parsum_scan_by_key), writes the run's key to keys_out[r] and the fold of
+ * its values to values_out[r], r = 0 .. runs - 1 in input order, and the
+ * number of runs to *num_runs (host memory, or device memory on a CUDA
+ * context: then the call does not wait). keys_out and values_out must
+ * have room for n elements (the worst case) and may not overlap the
+ * inputs. For n == 0, *num_runs = 0. Float folds are deterministic.
+ * Errors: as parsum_scan_by_key, plus num_runs NULL. */
+PARSUM_API parsum_status parsum_reduce_by_key(
+    parsum_context *ctx, const void *keys_in, parsum_dtype key_dtype,
+    const void *values_in, size_t n, parsum_dtype dtype, parsum_op op,
+    void *keys_out, void *values_out, size_t *num_runs);
+
+/* Conversions between the two segment descriptions.
+ * parsum_offsets_to_flags: writes the packed head flags of the segments
+ * given by offsets (as above, offsets[num_segments] == n) into flags,
+ * ceil(n / 32) words with bit 0 of word 0 for element 0 (bits past n are
+ * cleared). Bit 0 is set even if the first segments are empty (element 0
+ * always starts a segment); an element where several segments start (empty
+ * ones before it) has one set bit.
+ * parsum_flags_to_offsets: the converse for packed flags (seg as above,
+ * kind PARSUM_SEG_FLAGS): writes offsets[0 .. k] where k is the number of
+ * segments (1 + the set bits of elements 1 .. n-1; 0 for n == 0),
+ * offsets[0] = 0 and offsets[k] = n; offsets must have room for n + 1
+ * values; *num_segments = k (host or, on a CUDA context, device memory).
+ * Errors: NULL pointers, offsets as above (CPU), n * sizes overflowing. */
+PARSUM_API parsum_status parsum_offsets_to_flags(parsum_context *ctx,
+                                                 const uint64_t *offsets,
+                                                 size_t num_segments,
+                                                 size_t n, uint32_t *flags);
+PARSUM_API parsum_status parsum_flags_to_offsets(parsum_context *ctx,
+                                                 const parsum_segments *seg,
+                                                 size_t n, uint64_t *offsets,
+                                                 size_t *num_segments);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA backend                                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -35,6 +35,37 @@ typedef struct parsum__backend {
     parsum_status (*scan_custom)(parsum_context *ctx, const void *in,
                                  void *out, size_t n,
                                  const parsum_custom_op *op, unsigned flags);
+    /* Segmented and keyed operations (parsum.h). The core has validated
+     * every argument; for PARSUM_SEG_FLAGS it passes seg with
+     * flags_bit_offset < 32 (flags advanced by whole words), and on a
+     * CPU context it has checked the offsets. custom == NULL selects the
+     * built-in (dtype, op); otherwise dtype and op are meaningless. */
+    parsum_status (*seg_scan)(parsum_context *ctx, const void *in, void *out,
+                              size_t n, parsum_dtype dtype, parsum_op op,
+                              const parsum_custom_op *custom,
+                              const parsum_segments *seg, unsigned flags);
+    parsum_status (*seg_reduce)(parsum_context *ctx, const void *in,
+                                void *out, const uint64_t *offsets,
+                                size_t num_segments, parsum_dtype dtype,
+                                parsum_op op, const parsum_custom_op *custom);
+    parsum_status (*scan_by_key)(parsum_context *ctx, const void *keys,
+                                 parsum_dtype key_dtype, const void *in,
+                                 void *out, size_t n, parsum_dtype dtype,
+                                 parsum_op op, unsigned flags);
+    parsum_status (*reduce_by_key)(parsum_context *ctx, const void *keys_in,
+                                   parsum_dtype key_dtype,
+                                   const void *values_in, size_t n,
+                                   parsum_dtype dtype, parsum_op op,
+                                   void *keys_out, void *values_out,
+                                   size_t *num_runs);
+    parsum_status (*offsets_to_flags)(parsum_context *ctx,
+                                      const uint64_t *offsets,
+                                      size_t num_segments, size_t n,
+                                      uint32_t *flags);
+    parsum_status (*flags_to_offsets)(parsum_context *ctx,
+                                      const parsum_segments *seg, size_t n,
+                                      uint64_t *offsets,
+                                      size_t *num_segments);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);

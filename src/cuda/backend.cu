@@ -299,6 +299,12 @@ extern "C" const parsum__backend parsum__cuda_backend = {
     parsum__cuda_scan,
     parsum__cuda_reduce_custom,
     parsum__cuda_scan_custom,
+    nullptr, /* seg_scan */
+    nullptr, /* seg_reduce */
+    nullptr, /* scan_by_key */
+    nullptr, /* reduce_by_key */
+    nullptr, /* offsets_to_flags */
+    nullptr, /* flags_to_offsets */
     cuda_mem_alloc,
     cuda_mem_free,
     cuda_mem_copy,
