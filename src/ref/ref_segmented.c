@@ -1,0 +1,2 @@
+/* ref/ref_segmented.c - work in progress (segmented operations, issue 4). */
+#include "parsum.h"
