@@ -2,7 +2,8 @@
  * builtin_ops.cuh - the built-in operators as device functors, with exactly
  * the meaning of src/core/scalar_ops.h (the CPU and reference backends use
  * those macros; these are the same expressions). a is always the earlier
- * operand. W is the type the arithmetic is done in: unsigned and at least
+ * operand. float_rounding: on floats, the result depends on how operands are
+ * grouped (the scan then needs its deterministic look-back). W is the type the arithmetic is done in: unsigned and at least
  * as wide as int for integers (wrap-around, never undefined behaviour), T
  * itself for floats. Compiled by nvcc only (NVRTC never sees built-ins).
  */
@@ -13,6 +14,7 @@ namespace parsum_k {
 
 template <class T, class W>
 struct op_sum {
+    static constexpr bool float_rounding = true;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (T)((W)a + (W)b);
@@ -21,6 +23,7 @@ struct op_sum {
 
 template <class T, class W>
 struct op_prod {
+    static constexpr bool float_rounding = true;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (T)((W)a * (W)b);
@@ -31,6 +34,7 @@ struct op_prod {
  * integers and compiles away). */
 template <class T, class W>
 struct op_min {
+    static constexpr bool float_rounding = false;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (b < a || a != a) ? b : a;
@@ -39,6 +43,7 @@ struct op_min {
 
 template <class T, class W>
 struct op_max {
+    static constexpr bool float_rounding = false;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (b > a || a != a) ? b : a;
@@ -47,6 +52,7 @@ struct op_max {
 
 template <class T, class W>
 struct op_and {
+    static constexpr bool float_rounding = false;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (T)(a & b);
@@ -55,6 +61,7 @@ struct op_and {
 
 template <class T, class W>
 struct op_or {
+    static constexpr bool float_rounding = false;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (T)(a | b);
@@ -63,6 +70,7 @@ struct op_or {
 
 template <class T, class W>
 struct op_xor {
+    static constexpr bool float_rounding = false;
     __device__ __forceinline__ T operator()(const T &a, const T &b) const
     {
         return (T)(a ^ b);

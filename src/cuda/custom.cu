@@ -52,10 +52,12 @@ struct parsum__cuda_module {
 namespace {
 
 const char *const kernel_exprs[3] = {
+    /* Custom operators may round (floats inside): the deterministic
+     * look-back (1). */
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "false>",
+    "false, 1>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "true>",
+    "true, 1>",
     "&parsum_k::reduce_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
     "true>",
 };

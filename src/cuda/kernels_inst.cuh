@@ -23,13 +23,32 @@ namespace {
 typedef PARSUM_INST_T inst_t;
 typedef PARSUM_INST_W inst_w;
 
+/* Which look-back the scan uses (scan_kernels.cuh): the classic one, whose
+ * grouping depends on timing, wherever the grouping cannot change a bit of
+ * the result: integer operators (wrapping arithmetic and bitwise operators
+ * are exactly associative) and float MIN/MAX (a selection of one operand
+ * with a fixed rule for ties and NaNs, hence exactly associative too).
+ * Float SUM and PROD take the deterministic two-level look-back.
+ * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
+#ifndef PARSUM_K_LOOKBACK
+#define PARSUM_K_LOOKBACK (-1)
+#endif
+template <template <class, class> class OP>
+constexpr int lookback_for()
+{
+    if (PARSUM_K_LOOKBACK >= 0)
+        return PARSUM_K_LOOKBACK;
+    return (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding) ? 1 : 2;
+}
+
 template <template <class, class> class OP>
 parsum__cuda_kernels make_kernels()
 {
     typedef OP<inst_t, inst_w> op;
+    constexpr int LB = lookback_for<OP>();
     return parsum__cuda_kernels{
-        (const void *)&parsum_k::scan_kernel<inst_t, op, false>,
-        (const void *)&parsum_k::scan_kernel<inst_t, op, true>,
+        (const void *)&parsum_k::scan_kernel<inst_t, op, false, LB>,
+        (const void *)&parsum_k::scan_kernel<inst_t, op, true, LB>,
         /* The built-in operators are commutative (in value, for float
          * min/max), so the reduce need not keep sequence order. */
         (const void *)&parsum_k::reduce_kernel<inst_t, op, false>,

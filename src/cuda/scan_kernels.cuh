@@ -334,6 +334,160 @@ __device__ __forceinline__ T warp_reduce(T v, const Op &op)
 /* Scan                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Deterministic look-back (warp 0 of tile c; returns X(c) in lane 0,
+ * meaningful for c > 0). Tiles form groups of 32 (g = c / 32,
+ * p = c % 32). A tile's prefix is
+ *   X(c) = GP(g-1) (+) fold(A(32g) .. A(c-1))
+ * and the last tile of group g (p == 31) publishes, in place of its own
+ * aggregate (which no other tile reads), the group aggregate
+ *   GA(g) = fold(A(32g) .. A(32g+30)) (+) A(c)
+ * and then the group prefix
+ *   GP(g) = GP(g-32) (+) fold(GA(g-31) .. GA(g)).
+ * Every value is a fixed function of the input (each fold is the same
+ * ordered warp tree), so the result is deterministic, floats included.
+ * A tile recomputes GP(g-1) from GA(g-32..g-1) and GP(g-33) rather than
+ * waiting for it; each warp reads two slots per lane, and GP(g-33) is
+ * long published because fewer than 32 groups of tiles are ever in
+ * flight. */
+template <class T, class Op>
+__device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
+                                             const T &agg, const T &pad,
+                                             int lane, const Op &op)
+{
+    const u32 g = c >> 5, pos = c & 31u;
+    const u32 last = 31u;
+    if (lane == 0 && pos != last) {
+        store_slot(a.agg, c, agg);
+        fence_gpu();
+        st_status(a.status + c, TILE_AGG);
+    }
+    /* Aggregates of the tiles before this one in its group. */
+    bool need = (u32)lane < pos;
+    const u64 mine = (u64)g * 32u + (u32)lane;
+    while (!__all_sync(PARSUM_K_FULL_MASK,
+                       !need || ld_status(a.status + mine) >= TILE_AGG))
+        __nanosleep(32);
+    fence_gpu();
+    T v = need ? load_slot<T>(a.agg, mine) : pad;
+    T local = warp_reduce(v, op); /* lane 0: A(32g) .. A(c-1) */
+    if (pos == last) {
+        /* Group aggregate, then the group prefix over a window of 32
+         * groups: lane i stands for group g - 31 + i. Published before
+         * this tile waits for GP(g-1): GP(g) must not depend on it, or
+         * the groups would form one serial chain. */
+        T ga = shfl_idx(op(local, agg), 0); /* lane 0 holds the fold */
+        if (lane == 0) {
+            store_slot(a.agg, c, ga);
+            fence_gpu();
+            st_status(a.status + c, GROUP_AGG);
+        }
+        const long long gi = (long long)g - 31 + lane;
+        const bool other = gi >= 0 && lane < 31;
+        const u64 gslot = (u64)gi * 32u + 31u;
+        while (!__all_sync(PARSUM_K_FULL_MASK,
+                           !other ||
+                               ld_status(a.status + gslot) >= GROUP_AGG))
+            __nanosleep(32);
+        fence_gpu();
+        T gv = lane == 31 ? ga : (other ? load_slot<T>(a.agg, gslot) : pad);
+        T gfold = warp_reduce(gv, op);
+        if (lane == 0) {
+            T gpn = gfold;
+            if (g >= 32) {
+                const u64 back = ((u64)g - 32u) * 32u + 31u;
+                while (ld_status(a.status + back) < GROUP_INCL)
+                    __nanosleep(32);
+                fence_gpu();
+                gpn = op(load_slot<T>(a.incl, back), gfold);
+            }
+            store_slot(a.incl, c, gpn);
+            fence_gpu();
+            st_status(a.status + c, GROUP_INCL);
+        }
+    }
+    /* The previous group's prefix GP(g-1), computed here from the
+     * same inputs with the same fold as group g-1's last tile does
+     * (lane i stands for group g - 32 + i), so it is bit for bit the
+     * value that tile publishes, without waiting for it to do so. */
+    T xc = local;
+    if (c > 0) {
+        if (g > 0) {
+            const long long gi = (long long)g - 32 + lane;
+            const u64 gslot = (u64)gi * 32u + 31u;
+            while (!__all_sync(PARSUM_K_FULL_MASK,
+                               gi < 0 || ld_status(a.status + gslot) >=
+                                             GROUP_AGG))
+                __nanosleep(32);
+            fence_gpu();
+            T gv = gi >= 0 ? load_slot<T>(a.agg, gslot) : pad;
+            T gp = warp_reduce(gv, op);
+            if (lane == 0) {
+                if (g >= 33) {
+                    const u64 back = ((u64)g - 33u) * 32u + 31u;
+                    while (ld_status(a.status + back) < GROUP_INCL)
+                        __nanosleep(32);
+                    fence_gpu();
+                    gp = op(load_slot<T>(a.incl, back), gp);
+                }
+                xc = pos > 0 ? op(gp, local) : gp;
+            }
+        }
+    }
+    return xc;
+}
+
+/* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
+ * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (or P(0)),
+ * then fold the predecessors 32 at a time, newest window first, until a
+ * window holds a published inclusive prefix P(k); the fold runs from the
+ * newest such k. How far back a tile looks depends on timing, so the
+ * grouping of X(c) does too: used only for operators whose result does not
+ * depend on the grouping (exactly associative ones, see
+ * exact_associative in launch.cu). Publishes P(c) = X(c) (+) A(c). */
+template <class T, class Op>
+__device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
+                                              const T &agg, const T &pad,
+                                              int lane, const Op &op)
+{
+    if (lane == 0) {
+        store_slot(c == 0 ? a.incl : a.agg, c, agg);
+        fence_gpu();
+        st_status(a.status + c, c == 0 ? GROUP_INCL : TILE_AGG);
+    }
+    if (c == 0)
+        return agg;
+    T x = pad;
+    long long top = (long long)c; /* window: tiles top-32 .. top-1 */
+    for (;;) {
+        const long long t = top - 32 + lane;
+        u32 st = GROUP_INCL; /* before tile 0: an identity, "inclusive" */
+        for (;;) {
+            if (t >= 0)
+                st = ld_status(a.status + t);
+            if (!__any_sync(PARSUM_K_FULL_MASK, st == TILE_NONE))
+                break;
+            __nanosleep(32);
+        }
+        const u32 incl_mask = __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        fence_gpu();
+        const int hi = incl_mask ? 31 - __clz((int)incl_mask) : -1;
+        T v = pad;
+        if (lane >= hi && t >= 0)
+            v = load_slot<T>(lane == hi ? a.incl : a.agg, (u64)t);
+        T w = warp_reduce(v, op); /* lane 0: the window's fold */
+        x = op(w, x);
+        if (hi >= 0)
+            break;
+        top -= 32;
+    }
+    if (lane == 0) {
+        store_slot(a.incl, c, op(x, agg));
+        fence_gpu();
+        st_status(a.status + c, GROUP_INCL);
+    }
+    return x;
+}
+
 /*
  * One block scans one tile. Tiles are numbered c = 0, 1, ... in scan order
  * (handed out by an atomic counter, so a tile only ever waits for tiles
@@ -356,7 +510,7 @@ __device__ __forceinline__ T warp_reduce(T v, const Op &op)
  * builtin_launch in launch.cu). Padding only ever precedes the first
  * element in scan order, or follows every element that is stored.
  */
-template <class T, class Op, bool REV>
+template <class T, class Op, bool REV, int LOOKBACK>
 __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     scan_kernel(scan_args a, T id, T pad)
 {
@@ -476,103 +630,18 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
             wp = op(wp, s_wtot[i]);
     }
 
-    /* 4. Publish A(c); look back over a fixed two-level structure.
-     * Tiles form groups of 32 (g = c / 32, p = c % 32). A tile's prefix is
-     *   X(c) = GP(g-1) (+) fold(A(32g) .. A(c-1))
-     * and the last tile of group g (p == 31) publishes, in place of its
-     * own aggregate (which no other tile reads), the group aggregate
-     *   GA(g) = fold(A(32g) .. A(32g+30)) (+) A(c)
-     * and then the group prefix
-     *   GP(g) = GP(g-32) (+) fold(GA(g-31) .. GA(g)).
-     * Every value is a fixed function of the input (each fold is the same
-     * ordered warp tree), so the result is deterministic, floats included.
-     * A tile recomputes GP(g-1) from GA(g-32..g-1) and GP(g-33) rather than
-     * waiting for it; each warp reads two slots per lane, and GP(g-33) is
-     * long published because fewer than 32 groups of tiles are ever in
-     * flight. */
-    if (!single && warp == 0) {
-        const u32 g = c >> 5, pos = c & 31u;
-        const u32 last = 31u;
-        if (lane == 0 && pos != last) {
-            store_slot(a.agg, c, agg);
-            fence_gpu();
-            st_status(a.status + c, TILE_AGG);
-        }
-        /* Aggregates of the tiles before this one in its group. */
-        bool need = (u32)lane < pos;
-        const u64 mine = (u64)g * 32u + (u32)lane;
-        while (!__all_sync(PARSUM_K_FULL_MASK,
-                           !need || ld_status(a.status + mine) >= TILE_AGG))
-            __nanosleep(32);
-        fence_gpu();
-        T v = need ? load_slot<T>(a.agg, mine) : pad;
-        T local = warp_reduce(v, op); /* lane 0: A(32g) .. A(c-1) */
-        if (pos == last) {
-            /* Group aggregate, then the group prefix over a window of 32
-             * groups: lane i stands for group g - 31 + i. Published before
-             * this tile waits for GP(g-1): GP(g) must not depend on it, or
-             * the groups would form one serial chain. */
-            T ga = shfl_idx(op(local, agg), 0); /* lane 0 holds the fold */
-            if (lane == 0) {
-                store_slot(a.agg, c, ga);
-                fence_gpu();
-                st_status(a.status + c, GROUP_AGG);
-            }
-            const long long gi = (long long)g - 31 + lane;
-            const bool other = gi >= 0 && lane < 31;
-            const u64 gslot = (u64)gi * 32u + 31u;
-            while (!__all_sync(PARSUM_K_FULL_MASK,
-                               !other ||
-                                   ld_status(a.status + gslot) >= GROUP_AGG))
-                __nanosleep(32);
-            fence_gpu();
-            T gv = lane == 31 ? ga : (other ? load_slot<T>(a.agg, gslot) : pad);
-            T gfold = warp_reduce(gv, op);
-            if (lane == 0) {
-                T gpn = gfold;
-                if (g >= 32) {
-                    const u64 back = ((u64)g - 32u) * 32u + 31u;
-                    while (ld_status(a.status + back) < GROUP_INCL)
-                        __nanosleep(32);
-                    fence_gpu();
-                    gpn = op(load_slot<T>(a.incl, back), gfold);
-                }
-                store_slot(a.incl, c, gpn);
-                fence_gpu();
-                st_status(a.status + c, GROUP_INCL);
-            }
-        }
-        /* The previous group's prefix GP(g-1), computed here from the
-         * same inputs with the same fold as group g-1's last tile does
-         * (lane i stands for group g - 32 + i), so it is bit for bit the
-         * value that tile publishes, without waiting for it to do so. */
-        if (c > 0) {
-            T xc = local;
-            if (g > 0) {
-                const long long gi = (long long)g - 32 + lane;
-                const u64 gslot = (u64)gi * 32u + 31u;
-                while (!__all_sync(PARSUM_K_FULL_MASK,
-                                   gi < 0 || ld_status(a.status + gslot) >=
-                                                 GROUP_AGG))
-                    __nanosleep(32);
-                fence_gpu();
-                T gv = gi >= 0 ? load_slot<T>(a.agg, gslot) : pad;
-                T gp = warp_reduce(gv, op);
-                if (lane == 0) {
-                    if (g >= 33) {
-                        const u64 back = ((u64)g - 33u) * 32u + 31u;
-                        while (ld_status(a.status + back) < GROUP_INCL)
-                            __nanosleep(32);
-                        fence_gpu();
-                        gp = op(load_slot<T>(a.incl, back), gp);
-                    }
-                    xc = pos > 0 ? op(gp, local) : gp;
-                }
-            }
-            if (lane == 0)
-                *s_x = xc;
-        }
+    /* 4. Publish A(c), look back for X(c). LOOKBACK is 1 for the
+     * deterministic two-level look-back, 2 for the classic one (see the
+     * functions above); 0 skips it, which gives wrong results and exists
+     * only to time the tile code alone (bench/gpu_tune.sh). */
+    if (!single && warp == 0 && LOOKBACK != 0) {
+        T xc = LOOKBACK == 2 ? lookback_classic(a, c, agg, pad, lane, op)
+                             : lookback_groups(a, c, agg, pad, lane, op);
+        if (lane == 0 && c > 0)
+            *s_x = xc;
     }
+    if (!single && LOOKBACK == 0 && tid == 0)
+        *s_x = pad;
     if (!single)
         __syncthreads();
 
