@@ -1,13 +1,13 @@
 /* api_scan.c - argument checking for reduce and scan, then dispatch to the
  * context's backend. Every check here names the argument in the message. */
-#include "internal.h"
+#include "api_check.h"
 
 #include <stdint.h>
 
 #define SCAN_FLAGS_ALL (PARSUM_EXCLUSIVE | PARSUM_REVERSE)
 
-static parsum_status check_dtype_op(parsum_context *ctx, const char *fn,
-                                    parsum_dtype dtype, parsum_op op)
+parsum_status parsum__check_dtype_op(parsum_context *ctx, const char *fn,
+                                     parsum_dtype dtype, parsum_op op)
 {
     if (!parsum__dtype_valid(dtype))
         return parsum__fail(ctx, PARSUM_ERR_INVALID_DTYPE,
@@ -24,50 +24,71 @@ static parsum_status check_dtype_op(parsum_context *ctx, const char *fn,
     return PARSUM_OK;
 }
 
-/* in, out: n elements of size bytes each. Checks NULLs, the byte count and
- * that the buffers are either identical or disjoint. */
-static parsum_status check_buffers(parsum_context *ctx, const char *fn,
-                                   const void *in, void *out, size_t n,
-                                   size_t size, bool has_out)
+parsum_status parsum__check_region(parsum_context *ctx, const char *fn,
+                                   const char *what, const void *p,
+                                   size_t count, const char *count_name,
+                                   size_t size, size_t *bytes)
 {
-    size_t bytes;
-    if (!parsum__mul_size(n, size, &bytes))
+    if (!parsum__mul_size(count, size, bytes))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
-                            "%s: n = %zu elements of %zu bytes overflow "
-                            "size_t",
-                            fn, n, size);
-    if (n == 0)
+                            "%s: %s = %zu elements of %zu bytes (%s) "
+                            "overflow size_t",
+                            fn, count_name, count, size, what);
+    if (count == 0)
         return PARSUM_OK;
-    if (in == NULL)
+    if (p == NULL)
         return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER,
-                            "%s: in is NULL but n = %zu", fn, n);
-    if (has_out && out == NULL)
-        return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER,
-                            "%s: out is NULL but n = %zu", fn, n);
-    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-    if ((uintptr_t)-1 - a < bytes - 1 ||
-        (has_out && (uintptr_t)-1 - b < bytes - 1))
+                            "%s: %s is NULL but %s = %zu", fn, what,
+                            count_name, count);
+    if ((uintptr_t)-1 - (uintptr_t)p < *bytes - 1)
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
-                            "%s: a buffer of %zu bytes wraps around the "
+                            "%s: %s, a buffer of %zu bytes, wraps around the "
                             "address space",
-                            fn, bytes);
-    if (has_out && a != b && a < b + bytes && b < a + bytes)
-        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
-                            "%s: in and out overlap without being equal "
-                            "(in place means out == in)",
-                            fn);
-    if (ctx->be->check_pointer != NULL) {
-        parsum_status st = ctx->be->check_pointer(ctx, in, fn, "in");
-        if (st == PARSUM_OK && has_out)
-            st = ctx->be->check_pointer(ctx, out, fn, "out");
-        if (st != PARSUM_OK)
-            return st;
-    }
+                            fn, what, *bytes);
+    if (ctx->be->check_pointer != NULL)
+        return ctx->be->check_pointer(ctx, p, fn, what);
     return PARSUM_OK;
 }
 
-static parsum_status check_custom(parsum_context *ctx, const char *fn,
-                                  const parsum_custom_op *op)
+parsum_status parsum__check_disjoint(parsum_context *ctx, const char *fn,
+                                     const char *a_what, const void *a,
+                                     size_t abytes, const char *b_what,
+                                     const void *b, size_t bbytes,
+                                     bool allow_equal)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (abytes == 0 || bbytes == 0 || (allow_equal && x == y))
+        return PARSUM_OK;
+    /* Both ranges were checked not to wrap (parsum__check_region). */
+    if (!(x < y + bbytes && y < x + abytes))
+        return PARSUM_OK;
+    if (allow_equal)
+        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                            "%s: %s and %s overlap without being equal (in "
+                            "place means %s == %s)",
+                            fn, a_what, b_what, b_what, a_what);
+    return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                        "%s: %s and %s overlap; they must be disjoint", fn,
+                        a_what, b_what);
+}
+
+parsum_status parsum__check_buffers(parsum_context *ctx, const char *fn,
+                                    const void *in, void *out, size_t n,
+                                    size_t size, bool has_out)
+{
+    size_t bytes = 0;
+    PARSUM__CHECK(parsum__check_region(ctx, fn, "in", in, n, "n", size,
+                                       &bytes));
+    if (!has_out)
+        return PARSUM_OK;
+    PARSUM__CHECK(parsum__check_region(ctx, fn, "out", out, n, "n", size,
+                                       &bytes));
+    return parsum__check_disjoint(ctx, fn, "in", in, bytes, "out", out, bytes,
+                                  true);
+}
+
+parsum_status parsum__check_custom(parsum_context *ctx, const char *fn,
+                                   const parsum_custom_op *op)
 {
     if (op == NULL)
         return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER, "%s: op is NULL",
@@ -87,8 +108,8 @@ static parsum_status check_custom(parsum_context *ctx, const char *fn,
     return PARSUM_OK;
 }
 
-static parsum_status check_flags(parsum_context *ctx, const char *fn,
-                                 unsigned flags)
+parsum_status parsum__check_scan_flags(parsum_context *ctx, const char *fn,
+                                       unsigned flags)
 {
     if (flags & ~SCAN_FLAGS_ALL)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
@@ -97,19 +118,12 @@ static parsum_status check_flags(parsum_context *ctx, const char *fn,
     return PARSUM_OK;
 }
 
-static parsum_status unsupported(parsum_context *ctx, const char *fn)
+parsum_status parsum__unsupported(parsum_context *ctx, const char *fn)
 {
     return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                         "%s: not available on the %s backend", fn,
                         ctx->be->name);
 }
-
-#define CHECK(expr)                         \
-    do {                                    \
-        parsum_status st_ = (expr);         \
-        if (st_ != PARSUM_OK)               \
-            return st_;                     \
-    } while (0)
 
 parsum_status parsum_reduce(parsum_context *ctx, const void *in, size_t n,
                             parsum_dtype dtype, parsum_op op, void *result)
@@ -117,14 +131,14 @@ parsum_status parsum_reduce(parsum_context *ctx, const void *in, size_t n,
     static const char fn[] = "parsum_reduce";
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
-    CHECK(check_dtype_op(ctx, fn, dtype, op));
+    PARSUM__CHECK(parsum__check_dtype_op(ctx, fn, dtype, op));
     if (result == NULL)
         return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER,
                             "%s: result is NULL", fn);
-    CHECK(check_buffers(ctx, fn, in, NULL, n, parsum_dtype_size(dtype),
-                        false));
+    PARSUM__CHECK(parsum__check_buffers(ctx, fn, in, NULL, n,
+                                        parsum_dtype_size(dtype), false));
     if (ctx->be->reduce == NULL)
-        return unsupported(ctx, fn);
+        return parsum__unsupported(ctx, fn);
     return ctx->be->reduce(ctx, in, n, dtype, op, result);
 }
 
@@ -135,11 +149,12 @@ parsum_status parsum_scan(parsum_context *ctx, const void *in, void *out,
     static const char fn[] = "parsum_scan";
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
-    CHECK(check_dtype_op(ctx, fn, dtype, op));
-    CHECK(check_flags(ctx, fn, flags));
-    CHECK(check_buffers(ctx, fn, in, out, n, parsum_dtype_size(dtype), true));
+    PARSUM__CHECK(parsum__check_dtype_op(ctx, fn, dtype, op));
+    PARSUM__CHECK(parsum__check_scan_flags(ctx, fn, flags));
+    PARSUM__CHECK(parsum__check_buffers(ctx, fn, in, out, n,
+                                        parsum_dtype_size(dtype), true));
     if (ctx->be->scan == NULL)
-        return unsupported(ctx, fn);
+        return parsum__unsupported(ctx, fn);
     if (n == 0)
         return PARSUM_OK;
     return ctx->be->scan(ctx, in, out, n, dtype, op, flags);
@@ -152,13 +167,14 @@ parsum_status parsum_reduce_custom(parsum_context *ctx, const void *in,
     static const char fn[] = "parsum_reduce_custom";
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
-    CHECK(check_custom(ctx, fn, op));
+    PARSUM__CHECK(parsum__check_custom(ctx, fn, op));
     if (result == NULL)
         return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER,
                             "%s: result is NULL", fn);
-    CHECK(check_buffers(ctx, fn, in, NULL, n, op->elem_size, false));
+    PARSUM__CHECK(parsum__check_buffers(ctx, fn, in, NULL, n, op->elem_size,
+                                        false));
     if (ctx->be->reduce_custom == NULL)
-        return unsupported(ctx, fn);
+        return parsum__unsupported(ctx, fn);
     return ctx->be->reduce_custom(ctx, in, n, op, result);
 }
 
@@ -169,11 +185,12 @@ parsum_status parsum_scan_custom(parsum_context *ctx, const void *in,
     static const char fn[] = "parsum_scan_custom";
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
-    CHECK(check_custom(ctx, fn, op));
-    CHECK(check_flags(ctx, fn, flags));
-    CHECK(check_buffers(ctx, fn, in, out, n, op->elem_size, true));
+    PARSUM__CHECK(parsum__check_custom(ctx, fn, op));
+    PARSUM__CHECK(parsum__check_scan_flags(ctx, fn, flags));
+    PARSUM__CHECK(parsum__check_buffers(ctx, fn, in, out, n, op->elem_size,
+                                        true));
     if (ctx->be->scan_custom == NULL)
-        return unsupported(ctx, fn);
+        return parsum__unsupported(ctx, fn);
     if (n == 0)
         return PARSUM_OK;
     return ctx->be->scan_custom(ctx, in, out, n, op, flags);
