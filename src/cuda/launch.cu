@@ -63,21 +63,30 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
                             "CUDA scan supports at most 2^31 - 1 tiles",
                             st->api, n, tiles, tile);
 
-    /* Scratch: [counter | status per tile | aggregates | inclusive
-     * prefixes]; only the first two parts need zeroing. */
-    const size_t slot = parsum_k::slot_bytes(size);
-    const size_t off_status = 64;
-    const size_t off_agg = round_up(off_status + 4 * tiles, 64);
-    const size_t off_incl = round_up(off_agg + slot * tiles, 64);
-    const size_t bytes = round_up(off_incl + slot * tiles, 64);
+    /* Scratch: [counter | agg descriptors | incl descriptors | (unpacked
+     * descriptors:) agg statuses | incl statuses]. What holds statuses is
+     * zeroed: everything for packed descriptors, which carry their status,
+     * else the counter and the status words. */
+    const bool packed = parsum_k::desc_packed(size);
+    const size_t desc = parsum_k::desc_bytes(size);
+    const size_t off_agg = 64;
+    const size_t off_incl = round_up(off_agg + desc * tiles, 64);
+    const size_t off_stat = round_up(off_incl + desc * tiles, 64);
+    const size_t bytes = packed ? off_stat : off_stat + 8 * tiles;
     unsigned char *scratch = NULL;
     if (tiles > 1) {
         scratch = static_cast<unsigned char *>(
             parsum__scratch(ctx, bytes, st->api));
         if (scratch == NULL)
             return PARSUM_ERR_OUT_OF_MEMORY;
-        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, off_status + 4 * tiles,
-                                             st->stream));
+        if (packed) {
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, bytes,
+                                                 st->stream));
+        } else {
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, 64, st->stream));
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch + off_stat, 0,
+                                                 8 * tiles, st->stream));
+        }
     }
 
     parsum_k::scan_args a;
@@ -91,9 +100,10 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
     if (aligned(in, 16) && aligned(out, 16))
         a.options |= parsum_k::OPT_VEC;
     a.counter = reinterpret_cast<unsigned *>(scratch);
-    a.status = reinterpret_cast<unsigned *>(scratch + off_status);
     a.agg = reinterpret_cast<unsigned *>(scratch + off_agg);
     a.incl = reinterpret_cast<unsigned *>(scratch + off_incl);
+    a.agg_status = reinterpret_cast<unsigned *>(scratch + off_stat);
+    a.incl_status = a.agg_status + tiles;
 
     const void *kernel =
         (flags & PARSUM_REVERSE) ? l->k->scan_rev : l->k->scan_fwd;
