@@ -215,7 +215,6 @@ static parsum_status state_attach_device(parsum_context *ctx)
         static_cast<unsigned char *>(misc) + PARSUM__CUDA_MISC_COUNTER_BYTES;
     PARSUM_CUDA_TRY(ctx, cudaMemset(misc, 0, PARSUM__CUDA_MISC_BYTES));
     memset(st->reduce_grid, 0, sizeof st->reduce_grid);
-    memset(st->scan_grid, 0, sizeof st->scan_grid);
     return PARSUM_OK;
 }
 

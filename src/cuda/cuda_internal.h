@@ -47,8 +47,6 @@ struct parsum__cuda_state {
     /* Reduce grid size per (dtype, op): multiprocessors x resident blocks
      * of the kernel; 0 until first needed. */
     int reduce_grid[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
-    /* Scan grid size (persistent blocks) per (dtype, op, direction). */
-    int scan_grid[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
     parsum__cuda_module *modules; /* custom operators, most recent first */
     int module_count;
 };
@@ -107,7 +105,7 @@ private:
 /* One operator ready to launch: its kernels, element size and alignment,
  * identity (exclusive scans, empty reduces) and padding (an identity bit
  * for bit, see scan_kernels.cuh), both host memory of elem_size bytes, and
- * where its reduce and scan grid sizes are cached (0 until known). */
+ * where its reduce grid size is cached. */
 struct parsum__cuda_launch {
     const parsum__cuda_kernels *k;
     size_t elem_size;
@@ -115,7 +113,6 @@ struct parsum__cuda_launch {
     const void *id;
     const void *pad;
     int *reduce_grid;
-    int *scan_grid; /* [2]: forward, reverse */
 };
 
 /* Launchers (launch.cu). Arguments were validated by the core; n > 0 for

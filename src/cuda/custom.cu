@@ -47,7 +47,6 @@ struct parsum__cuda_module {
     cudaLibrary_t lib;
     parsum__cuda_kernels k;
     int reduce_grid;
-    int scan_grid[2];
 };
 
 namespace {
@@ -380,7 +379,6 @@ void custom_launch(parsum__cuda_module *m, const parsum_custom_op *op,
     l->id = op->identity;
     l->pad = op->identity; /* an identity by the operator's contract */
     l->reduce_grid = &m->reduce_grid;
-    l->scan_grid = m->scan_grid;
 }
 
 } /* namespace */

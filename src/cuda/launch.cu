@@ -105,27 +105,11 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
     a.agg_status = reinterpret_cast<unsigned *>(scratch + off_stat);
     a.incl_status = a.agg_status + tiles;
 
-    const int dir = (flags & PARSUM_REVERSE) ? 1 : 0;
-    const void *kernel = dir ? l->k->scan_rev : l->k->scan_fwd;
-    const size_t smem = parsum_k::scan_smem_bytes(size);
-    if (l->scan_grid[dir] == 0) {
-        /* Once per kernel: allow its shared memory, then size the
-         * persistent grid by what stays resident. */
-        if (smem > 48 * 1024)
-            PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                                     kernel,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem));
-        int per_sm = 0;
-        PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                 &per_sm, kernel, pol.block, smem));
-        l->scan_grid[dir] = (per_sm > 0 ? per_sm : 1) * st->sm_count;
-    }
-    const size_t grid =
-        tiles < (size_t)l->scan_grid[dir] ? tiles : (size_t)l->scan_grid[dir];
+    const void *kernel =
+        (flags & PARSUM_REVERSE) ? l->k->scan_rev : l->k->scan_fwd;
     void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
-    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(kernel, dim3((unsigned)grid),
-                                          dim3((unsigned)pol.block), args, smem,
+    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(kernel, dim3((unsigned)tiles),
+                                          dim3((unsigned)pol.block), args, 0,
                                           st->stream));
     return PARSUM_OK;
 }
@@ -277,7 +261,6 @@ static void builtin_launch(parsum_context *ctx, parsum_dtype dtype,
     l->id = id;
     l->pad = pad;
     l->reduce_grid = &st->reduce_grid[dtype][op];
-    l->scan_grid = st->scan_grid[dtype][op];
 }
 
 parsum_status parsum__cuda_scan(parsum_context *ctx, const void *in, void *out,

@@ -566,81 +566,75 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * builtin_launch in launch.cu). Padding only ever precedes the first
  * element in scan order, or follows every element that is stored.
  */
-/* The geometry of a scan tile for element type T (see scan_kernel). */
-template <class T>
-struct tile_geom {
-    static constexpr policy P = policy_for(sizeof(T));
-    static constexpr int BLOCK = P.block;
-    static constexpr int NWARP = BLOCK / 32;
-    static constexpr int R = P.rows;
-    static constexpr int V = vec_elems(sizeof(T));
-    static constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
-    static constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+template <class T, class Op, bool REV, int LOOKBACK>
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
+    scan_kernel(scan_args a, T id, T pad)
+{
+    constexpr policy P = policy_for(sizeof(T));
+    constexpr int BLOCK = P.block;
+    constexpr int NWARP = BLOCK / 32;
+    constexpr int R = P.rows;
+    constexpr int V = vec_elems(sizeof(T));
+    constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
+    constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
     static_assert(BLOCK % 32 == 0, "bad block");
 
-    /* Memory offset (within the tile) of the first element of the vector
-     * that thread (warp, lane) holds in scan row r. */
-    template <bool REV>
-    static __device__ __forceinline__ u32 offset(int warp, int lane, int r)
-    {
-        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
-        return REV ? TILE - V - fwd : fwd;
-    }
-};
-
-/* Bytes of dynamic shared memory the scan kernel takes for elements of
- * `size` bytes: two tiles for the prefetch, where vectors can be copied
- * asynchronously (vec_capable); none otherwise. */
-__host__ __device__ constexpr u64 scan_smem_bytes(u64 size)
-{
-    return vec_capable(size) ? 2ull * scan_tile_elems(size) * size : 0ull;
-}
-
-/* Asynchronous 16-byte global -> shared copies (cp.async, sm_80+): the
- * prefetch of a tile holds no registers while it is in flight. */
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
-{
-    u32 s;
-    asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; "
-                 "cvt.u32.u64 %0, t; }"
-                 : "=r"(s)
-                 : "l"(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s),
-                 "l"(gmem)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-}
-
-/* Scans tile c, whose elements this thread holds in x (scan order), and
- * stores it: steps 3 to 6 of scan_kernel. Contains __syncthreads. */
-template <class T, class Op, bool REV, int LOOKBACK>
-__device__ __forceinline__ void scan_tile(
-    const scan_args &a, u32 c, T (&x)[tile_geom<T>::R][tile_geom<T>::V],
-    const T &id, const T &pad, T *s_wtot, T *s_x, bool single)
-{
-    typedef tile_geom<T> G;
-    constexpr int NWARP = G::NWARP, R = G::R, V = G::V;
-    constexpr u32 TILE = G::TILE;
     const Op op{};
+    __shared__ u32 s_tile;
+    __shared__ alignas(16) unsigned char s_raw[(NWARP + 1) * sizeof(T)];
+    T *s_wtot = reinterpret_cast<T *>(s_raw); /* per-warp totals */
+    T *s_x = s_wtot + NWARP;                  /* the tile's prefix X(c) */
+
     const int tid = (int)threadIdx.x;
     const int lane = tid & 31;
     const int warp = tid >> 5;
+    const bool single = gridDim.x == 1;
+
+    /* 1. Claim the next tile. */
+    u32 c = 0;
+    if (!single) {
+        if (tid == 0)
+            s_tile = atomicAdd(a.counter, 1u);
+        __syncthreads();
+        c = s_tile;
+    }
     const u64 j = REV ? (u64)(a.num_tiles - 1u - c) : (u64)c;
     const u64 tile_base = j * TILE;
     const bool full = tile_base + TILE <= a.n;
     const u64 rem = a.n - tile_base; /* valid elements if partial */
+    const T *in = static_cast<const T *>(a.in) + tile_base;
     T *out = static_cast<T *>(a.out) + tile_base;
-    auto offset = [&](int r) { return G::template offset<REV>(warp, lane, r); };
+
+    /* Memory offset (within the tile) of the first element of this
+     * thread's vector in scan row r. */
+    auto offset = [&](int r) -> u32 {
+        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
+        return REV ? TILE - V - fwd : fwd;
+    };
+
+    /* 2. Load (all loads issued before any use). */
+    T x[R][V];
+    if (full) {
+        if (vec_capable(sizeof(T)) && (a.options & OPT_VEC)) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                load_vec<T, V, REV>(x[r], in + offset(r));
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    x[r][v] = in[offset(r) + (REV ? V - 1 - v : v)];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u32 m = offset(r) + (REV ? V - 1 - v : v);
+                x[r][v] = m < rem ? in[m] : pad;
+            }
+    }
 
     /* 3. Thread, warp and block level: lane exclusive prefixes le[r], row
      * prefixes rp[r] within the warp, the warp total. */
@@ -696,15 +690,14 @@ __device__ __forceinline__ void scan_tile(
      * deterministic two-level look-back, 2 for the classic one (see the
      * functions above); 0 skips it, which gives wrong results and exists
      * only to time the tile code alone (bench/gpu_tune.sh). */
-    if (!single && warp == 0) {
-        T xc = pad;
-        if constexpr (LOOKBACK == 2)
-            xc = lookback_classic(a, c, agg, pad, lane, op);
-        else if constexpr (LOOKBACK == 1)
-            xc = lookback_groups(a, c, agg, pad, lane, op);
+    if (!single && warp == 0 && LOOKBACK != 0) {
+        T xc = LOOKBACK == 2 ? lookback_classic(a, c, agg, pad, lane, op)
+                             : lookback_groups(a, c, agg, pad, lane, op);
         if (lane == 0 && c > 0)
             *s_x = xc;
     }
+    if (!single && LOOKBACK == 0 && tid == 0)
+        *s_x = pad;
     if (!single)
         __syncthreads();
 
@@ -774,112 +767,6 @@ __device__ __forceinline__ void scan_tile(
                 if (m < rem)
                     out[m] = (REV && excl && m == rem - 1) ? id : x[r][v];
             }
-    }
-}
-
-/*
- * The kernel. The grid is persistent (multiprocessors x resident blocks,
- * at most one block per tile); a block claims tiles from the counter one
- * after the other and, where the tile is full and 16-byte aligned, claims
- * the next one and starts copying it into shared memory (cp.async) before
- * it scans the current one. The look-back of the current tile - waiting
- * for its predecessors - thus overlaps the reading of the next, and the
- * memory system stays busy while tiles wait; without that overlap the
- * wait costs a third of the bandwidth (bench/RESULTS.md).
- * Forward progress: a block owns at most its current tile and the next
- * one, claimed in that order, and a tile only waits for tiles claimed
- * before it, each owned by a running block that reaches it after tiles
- * that were claimed still earlier: by induction every tile completes,
- * however the hardware schedules blocks.
- */
-template <class T, class Op, bool REV, int LOOKBACK>
-__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
-    scan_kernel(scan_args a, T id, T pad)
-{
-    typedef tile_geom<T> G;
-    constexpr int NWARP = G::NWARP, R = G::R, V = G::V, BLOCK = G::BLOCK;
-    constexpr u32 TILE = G::TILE;
-    constexpr bool VEC = vec_capable(sizeof(T));
-
-    extern __shared__ vec16 s_pref[]; /* [2][R][BLOCK], VEC only */
-    __shared__ u32 s_claim;
-    __shared__ alignas(16) unsigned char s_raw[(NWARP + 1) * sizeof(T)];
-    T *s_wtot = reinterpret_cast<T *>(s_raw); /* per-warp totals */
-    T *s_x = s_wtot + NWARP;                  /* the tile's prefix X(c) */
-
-    const int tid = (int)threadIdx.x;
-    const int lane = tid & 31;
-    const int warp = tid >> 5;
-    const bool single = a.num_tiles == 1u;
-    const bool vec = VEC && (a.options & OPT_VEC);
-    const T *in = static_cast<const T *>(a.in);
-
-    /* Every thread calls it; the next __syncthreads in scan_tile keeps
-     * s_claim stable until all have read it. */
-    auto claim = [&]() -> u32 {
-        if (single)
-            return 0u;
-        if (tid == 0)
-            s_claim = atomicAdd(a.counter, 1u);
-        __syncthreads();
-        return s_claim;
-    };
-    auto tile_base = [&](u32 c) -> u64 {
-        return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
-    };
-    auto prefetchable = [&](u32 c) {
-        return vec && c < a.num_tiles && tile_base(c) + TILE <= a.n;
-    };
-    auto prefetch = [&](u32 c, int buf) {
-        const T *src = in + tile_base(c);
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            cp_async16(&s_pref[(buf * R + r) * BLOCK + tid],
-                       src + G::template offset<REV>(warp, lane, r));
-        cp_async_commit();
-    };
-
-    u32 c = claim();
-    bool have = prefetchable(c);
-    if (have)
-        prefetch(c, 0);
-    for (int buf = 0; c < a.num_tiles; buf ^= 1) {
-        const u32 next = single ? a.num_tiles : claim();
-        const bool have_next = prefetchable(next);
-        if (have_next)
-            prefetch(next, buf ^ 1);
-
-        /* 2. The tile's elements, in scan order. */
-        T x[R][V];
-        if (have) {
-            if (have_next)
-                cp_async_wait<1>();
-            else
-                cp_async_wait<0>();
-            /* Each thread reads back only what it copied itself. */
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-                load_vec<T, V, REV>(x[r], reinterpret_cast<const T *>(
-                                              &s_pref[(buf * R + r) * BLOCK +
-                                                      tid]));
-        } else {
-            const u64 base = tile_base(c);
-            const T *src = in + base;
-            const bool full = base + TILE <= a.n;
-            const u64 rem = a.n - base;
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    u32 m = G::template offset<REV>(warp, lane, r) +
-                            (REV ? V - 1 - v : v);
-                    x[r][v] = (full || m < rem) ? src[m] : pad;
-                }
-        }
-        scan_tile<T, Op, REV, LOOKBACK>(a, c, x, id, pad, s_wtot, s_x,
-                                        single);
-        c = next;
-        have = have_next;
     }
 }
 
