@@ -691,8 +691,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
      * functions above); 0 skips it, which gives wrong results and exists
      * only to time the tile code alone (bench/gpu_tune.sh). */
     if (!single && warp == 0 && LOOKBACK != 0) {
-        T xc = LOOKBACK == 2 ? lookback_classic(a, c, agg, pad, lane, op)
-                             : lookback_groups(a, c, agg, pad, lane, op);
+        T xc = pad;
+        if constexpr (LOOKBACK == 2)
+            xc = lookback_classic(a, c, agg, pad, lane, op);
+        else
+            xc = lookback_groups(a, c, agg, pad, lane, op);
         if (lane == 0 && c > 0)
             *s_x = xc;
     }
