@@ -12,6 +12,7 @@
 #include "api_check.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define CHECK PARSUM__CHECK
@@ -41,7 +42,9 @@ static parsum_status check_offsets_ptr(parsum_context *ctx, const char *fn,
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: %s = %zu: %s + 1 offsets overflow size_t",
                             fn, nseg_name, nseg, nseg_name);
-    return parsum__check_region(ctx, fn, what, offsets, nseg + 1, nseg_name,
+    char count_name[64];
+    snprintf(count_name, sizeof count_name, "%s + 1", nseg_name);
+    return parsum__check_region(ctx, fn, what, offsets, nseg + 1, count_name,
                                 sizeof(uint64_t), bytes);
 }
 

@@ -1,0 +1,417 @@
+/*
+ * test_segmented_reduce.c - parsum_segmented_reduce, the custom-operator
+ * variants of segmented scan and reduce, against the serial reference
+ * (src/ref).
+ *
+ * Segmented reduce: every dtype x operator over the segment length
+ * distributions of test_seg_util.h (empty segments included), the output
+ * poisoned and one guard element past num_segments that must stay
+ * poisoned; empty segments also checked against parsum_op_identity itself,
+ * num_segments == 0; float SUM with rounding data bit-identical for 1, 2
+ * and 7 threads and within parsum_reduce's bound per segment.
+ *
+ * Custom operators (associative, not commutative, so an operand swap
+ * shows): affine maps over uint32 and the seeds' farthest 3-D point, each
+ * with its CUDA source, for segmented scan (4 flag combinations, in and
+ * out of place, offsets and flags) and segmented reduce.
+ *
+ * The conversions between offsets and flags are in
+ * test_segmented_convert.c.
+ */
+#include "test_seg_util.h"
+
+#include "ref/ref.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct red_case {
+    parsum_dtype dtype;
+    parsum_op op;
+} red_case;
+
+static const unsigned all_flags[4] = {
+    PARSUM_INCLUSIVE, PARSUM_EXCLUSIVE, PARSUM_REVERSE,
+    PARSUM_EXCLUSIVE | PARSUM_REVERSE};
+
+/* One segmented reduce of host input `in` over host offsets; the result
+ * (nseg elements) is downloaded into got. Returns false if the call
+ * failed (reported). */
+static bool run_reduce(parsum_dtype d, parsum_op op,
+                       const parsum_custom_op *custom, const void *in,
+                       size_t n, const uint64_t *off, size_t nseg,
+                       unsigned char *got, const char *what, size_t *failures)
+{
+    size_t es = custom != NULL ? custom->elem_size : parsum_dtype_size(d);
+    void *din = tu_dev_alloc(n * es), *dout = tu_dev_alloc((nseg + 1) * es);
+    void *doff = tu_dev_alloc((nseg + 1) * sizeof *off);
+    tu_upload(din, in, n * es);
+    tu_upload(doff, off, (nseg + 1) * sizeof *off);
+    tu_dev_poison(dout, (nseg + 1) * es);
+    parsum_status st =
+        custom != NULL
+            ? parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, nseg,
+                                             custom)
+            : parsum_segmented_reduce(tu_ctx, din, dout, doff, nseg, d, op);
+    bool ok = st == PARSUM_OK;
+    if (!ok)
+        tu_report(failures, "  %s: returned %s: %s\n", what,
+                  parsum_status_name(st), parsum_last_error(tu_ctx));
+    else
+        tu_download(got, dout, (nseg + 1) * es);
+    unsigned char *guard = got + nseg * es;
+    for (size_t b = 0; ok && b < es; b++) {
+        if (guard[b] != TU_POISON) {
+            tu_report(failures, "  %s: wrote past out[num_segments - 1]\n",
+                      what);
+            break;
+        }
+    }
+    tu_dev_free(din);
+    tu_dev_free(dout);
+    tu_dev_free(doff);
+    return ok;
+}
+
+/* Empty segments hold the identity, checked without the reference. */
+static void check_empty_identity(parsum_dtype d, parsum_op op,
+                                 const uint64_t *off, size_t nseg,
+                                 const unsigned char *got, const char *what,
+                                 size_t *failures)
+{
+    size_t es = parsum_dtype_size(d);
+    unsigned char id[8];
+    TU_OK(parsum_op_identity(d, op, id));
+    for (size_t s = 0; s < nseg; s++) {
+        if (off[s] == off[s + 1] && memcmp(got + s * es, id, es) != 0) {
+            tu_report(failures, "  %s: empty segment %zu is not the "
+                      "identity\n", what, s);
+            return;
+        }
+    }
+}
+
+static void check_reduce_sizes(const red_case *c, const size_t *sizes,
+                               size_t m, size_t *failures)
+{
+    size_t es = parsum_dtype_size(c->dtype);
+    for (size_t k = 0; k < m && *failures < TSEG_MAX_FAILURES; k++) {
+        size_t n = sizes[k];
+        for (int dist = 0; dist < TSEG_DIST_COUNT; dist++) {
+            tu_rng r = tu_rng_for(c->dtype, c->op, n, 0x7ed0 + (unsigned)dist);
+            unsigned char *in = tu_malloc(n * es);
+            tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
+            uint64_t *off;
+            size_t nseg = tseg_offsets(&r, (tseg_dist)dist, n, &off);
+            unsigned char *want = tu_malloc((nseg + 1) * es),
+                          *got = tu_malloc((nseg + 1) * es);
+            parsum__ref_seg_reduce(in, want, off, nseg, c->dtype, c->op, NULL);
+            char what[200];
+            snprintf(what, sizeof what, "segmented_reduce %s %s %s n=%zu %s "
+                     "segments (%zu) (seed 0x%llx)",
+                     parsum_backend_name(tu_backend),
+                     parsum_dtype_name(c->dtype), parsum_op_name(c->op), n,
+                     tseg_dist_name((tseg_dist)dist), nseg,
+                     (unsigned long long)tu_seed);
+            if (run_reduce(c->dtype, c->op, NULL, in, n, off, nseg, got, what,
+                           failures)) {
+                if (tu_compare_op(c->dtype, c->op, want, got, nseg, what) != 0)
+                    (*failures)++;
+                check_empty_identity(c->dtype, c->op, off, nseg, got, what,
+                                     failures);
+            }
+            free(in);
+            free(off);
+            free(want);
+            free(got);
+        }
+    }
+}
+
+static void test_seg_reduce_case(void **state)
+{
+    const red_case *c = *state;
+    size_t ch = tu_chunk(parsum_dtype_size(c->dtype)), failures = 0;
+    size_t sizes[] = {0, 1, 31, 33, 65, ch - 1, ch + 1, 1009, 65537};
+    check_reduce_sizes(c, sizes, sizeof sizes / sizeof sizes[0], &failures);
+    assert_int_equal(failures, 0);
+}
+
+/* tu_sizes() to 10^6 for a few cases, and num_segments == 0. */
+static void test_seg_reduce_long_and_none(void **state)
+{
+    (void)state;
+    static const red_case cases[] = {{PARSUM_I64, PARSUM_SUM},
+                                     {PARSUM_F32, PARSUM_MIN},
+                                     {PARSUM_U16, PARSUM_AND}};
+    size_t failures = 0;
+    for (size_t k = 0; k < 3; k++) {
+        size_t sizes[32];
+        size_t m = tu_sizes(parsum_dtype_size(cases[k].dtype), sizes);
+        check_reduce_sizes(&cases[k], sizes, m, &failures);
+    }
+    /* run_reduce checks that out[0], past the last segment, is not
+     * written. */
+    uint64_t zero = 0;
+    unsigned char got[8];
+    (void)run_reduce(PARSUM_I32, PARSUM_SUM, NULL, NULL, 0, &zero, 0, got,
+                     "segmented_reduce i32 sum num_segments=0", &failures);
+    assert_int_equal(failures, 0);
+}
+
+/* Float SUM with rounding inputs: the same bits for 1, 2 and 7 threads,
+ * and each segment within n_s * eps * sum|x| of its exact sum. */
+static void test_seg_reduce_determinism(void **state)
+{
+    (void)state;
+    static const int threads[] = {1, 2, 7};
+    size_t failures = 0;
+    for (int di = 0; di < 2; di++) {
+        parsum_dtype d = di ? PARSUM_F64 : PARSUM_F32;
+        size_t es = parsum_dtype_size(d), n = 6 * tu_chunk(es) + 3;
+        double eps = di ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+        tu_rng r = tu_rng_for(d, n, 0xde7, 2);
+        unsigned char *in = tu_malloc(n * es);
+        tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
+        uint64_t *off;
+        size_t nseg = tseg_offsets(&r, TSEG_POWER, n, &off);
+        unsigned char *res[3], *want = tu_malloc(nseg * es + es);
+        double *bound = tu_malloc((nseg + 1) * sizeof *bound);
+        for (size_t s = 0; s < nseg; s++) {
+            long double acc = 0, abs_acc = 0;
+            for (uint64_t i = off[s]; i < off[s + 1]; i++) {
+                acc += tu_get(d, in, (size_t)i);
+                abs_acc += fabsl((long double)tu_get(d, in, (size_t)i));
+            }
+            tu_set(d, want, s, (double)acc);
+            bound[s] = (double)((long double)(off[s + 1] - off[s]) * eps *
+                                abs_acc + eps * fabsl(acc));
+        }
+        for (int t = 0; t < 3; t++) {
+            res[t] = tu_malloc((nseg + 1) * es);
+            TU_OK(parsum_context_set_threads(tu_ctx, threads[t]));
+            if (!run_reduce(d, PARSUM_SUM, NULL, in, n, off, nseg, res[t],
+                            "segmented_reduce float sum (determinism)",
+                            &failures))
+                memset(res[t], 0, (nseg + 1) * es);
+            if (t > 0 && memcmp(res[t], res[0], nseg * es) != 0)
+                tu_report(&failures, "  segmented_reduce %s sum n=%zu: %d "
+                          "threads differ from 1\n", parsum_dtype_name(d), n,
+                          threads[t]);
+        }
+        TU_OK(parsum_context_set_threads(tu_ctx, 0));
+        if (tu_compare(d, want, res[0], nseg, bound,
+                       "segmented_reduce float sum: error bound") != 0)
+            failures++;
+        for (int t = 0; t < 3; t++)
+            free(res[t]);
+        free(in);
+        free(off);
+        free(want);
+        free(bound);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- custom operators (the same as test_custom.c's) -------------------- */
+
+typedef struct aff32 {
+    uint32_t a, b;
+} aff32;
+
+/* "f then g" = (f.a * g.a, g.a * f.b + g.b): associative, and order
+ * matters. */
+static void aff32_combine(const void *pa, const void *pb, void *out,
+                          void *user)
+{
+    aff32 f, g, r;
+    (void)user;
+    memcpy(&f, pa, sizeof f);
+    memcpy(&g, pb, sizeof g);
+    r.a = f.a * g.a;
+    r.b = g.a * f.b + g.b;
+    memcpy(out, &r, sizeof r);
+}
+
+static const aff32 aff32_identity = {1, 0};
+static const parsum_custom_op aff32_op = {
+    sizeof(aff32), &aff32_identity, aff32_combine, NULL,
+    "struct Aff { unsigned int a, b; };", "Aff",
+    "Aff r; r.a = a.a * b.a; r.b = b.a * a.b + b.b; return r;"};
+
+static void aff32_fill(tu_rng *r, void *buf, size_t n)
+{
+    aff32 *p = buf;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = tu_next(r);
+        p[i].a = (uint32_t)v | 1;
+        p[i].b = (uint32_t)(v >> 32);
+    }
+}
+
+typedef struct pt3 {
+    float x, y, z;
+} pt3;
+
+static float mag2(const pt3 *p)
+{
+    return p->x * p->x + p->y * p->y + p->z * p->z;
+}
+
+/* The seeds' operator: the point farthest from the origin, ties to the
+ * earlier one. */
+static void pt3_combine(const void *pa, const void *pb, void *out, void *user)
+{
+    pt3 a, b;
+    (void)user;
+    memcpy(&a, pa, sizeof a);
+    memcpy(&b, pb, sizeof b);
+    memcpy(out, mag2(&b) > mag2(&a) ? &b : &a, sizeof a);
+}
+
+static const pt3 pt3_identity = {0, 0, 0};
+static const parsum_custom_op pt3_op = {
+    sizeof(pt3), &pt3_identity, pt3_combine, NULL,
+    "struct P3 { float x, y, z; };\n"
+    "inline float mag2(const P3 &p) "
+    "{ return p.x * p.x + p.y * p.y + p.z * p.z; }\n",
+    "P3", "return mag2(b) > mag2(a) ? b : a;"};
+
+static void pt3_fill(tu_rng *r, void *buf, size_t n)
+{
+    pt3 *p = buf;
+    for (size_t i = 0; i < n; i++) { /* small integers: exact ties */
+        p[i].x = (float)((int)tu_below(r, 13) - 6);
+        p[i].y = (float)((int)tu_below(r, 13) - 6);
+        p[i].z = (float)((int)tu_below(r, 13) - 6);
+    }
+}
+
+typedef struct custom_case {
+    const char *name;
+    const parsum_custom_op *op;
+    void (*fill)(tu_rng *r, void *buf, size_t n);
+} custom_case;
+
+/* Segmented scan with a custom operator: 4 flags x in/out of place. */
+static void check_custom_scan(const custom_case *c, const unsigned char *in,
+                              size_t n, const tseg_desc *desc,
+                              const char *tag, size_t *failures)
+{
+    size_t es = c->op->elem_size, bytes = n * es;
+    unsigned char *want = tu_malloc(bytes), *got = tu_malloc(bytes);
+    void *din = tu_dev_alloc(bytes), *dout = tu_dev_alloc(bytes);
+    tu_upload(din, in, bytes);
+    char what[200];
+    for (int f = 0; f < 4 && *failures < TSEG_MAX_FAILURES; f++) {
+        TU_OK(parsum__ref_seg_scan(in, want, n, PARSUM_U8, PARSUM_SUM, c->op,
+                                   &desc->host, all_flags[f]));
+        for (int inplace = 0; inplace < 2; inplace++) {
+            snprintf(what, sizeof what, "segmented_scan_custom %s %s %s n=%zu "
+                     "%s %s %s (seed 0x%llx)", parsum_backend_name(tu_backend),
+                     c->name, tu_flags_name(all_flags[f]), n, desc->name, tag,
+                     inplace ? "in-place" : "out-of-place",
+                     (unsigned long long)tu_seed);
+            if (inplace)
+                tu_upload(dout, in, bytes);
+            else
+                tu_dev_poison(dout, bytes);
+            parsum_status st = parsum_segmented_scan_custom(
+                tu_ctx, inplace ? dout : din, dout, n, c->op, &desc->dev,
+                all_flags[f]);
+            if (st != PARSUM_OK) {
+                tu_report(failures, "  %s: returned %s: %s\n", what,
+                          parsum_status_name(st), parsum_last_error(tu_ctx));
+                continue;
+            }
+            tu_download(got, dout, bytes);
+            if (tseg_compare_bytes(want, got, n, es, what) != 0)
+                (*failures)++;
+        }
+    }
+    tu_dev_free(din);
+    tu_dev_free(dout);
+    free(want);
+    free(got);
+}
+
+static void check_custom_input(const custom_case *c, size_t n, int dist,
+                               size_t *failures)
+{
+    size_t es = c->op->elem_size;
+    tu_rng r = tu_rng_for(es, n, (uint64_t)dist, 0xC05E);
+    unsigned char *in = tu_malloc(n * es);
+    c->fill(&r, in, n);
+    uint64_t *off;
+    size_t nseg = tseg_offsets(&r, (tseg_dist)dist, n, &off), nwords;
+    char tag[64];
+    snprintf(tag, sizeof tag, "%s segments (%zu)",
+             tseg_dist_name((tseg_dist)dist), nseg);
+    tseg_desc desc;
+    tseg_desc_offsets(&desc, off, nseg);
+    check_custom_scan(c, in, n, &desc, tag, failures);
+    tseg_desc_free(&desc);
+    uint32_t *fl = tseg_flags(&r, off, nseg, n, 37, &nwords);
+    tseg_desc_flags(&desc, fl, nwords, 37);
+    check_custom_scan(c, in, n, &desc, tag, failures);
+    tseg_desc_free(&desc);
+
+    unsigned char *want = tu_malloc((nseg + 1) * es),
+                  *got = tu_malloc((nseg + 1) * es);
+    parsum__ref_seg_reduce(in, want, off, nseg, PARSUM_U8, PARSUM_SUM, c->op);
+    char what[200];
+    snprintf(what, sizeof what, "segmented_reduce_custom %s %s n=%zu %s "
+             "(seed 0x%llx)", parsum_backend_name(tu_backend), c->name, n, tag,
+             (unsigned long long)tu_seed);
+    if (run_reduce(PARSUM_U8, PARSUM_SUM, c->op, in, n, off, nseg, got, what,
+                   failures) &&
+        tseg_compare_bytes(want, got, nseg, es, what) != 0)
+        (*failures)++;
+    free(want);
+    free(got);
+    free(fl);
+    free(off);
+    free(in);
+}
+
+static void test_custom_case(void **state)
+{
+    const custom_case *c = *state;
+    size_t ch = tu_chunk(c->op->elem_size), failures = 0;
+    size_t sizes[] = {0, 1, 33, ch - 1, ch + 1, 1009, 3 * ch + 5};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int dist = 0; dist < TSEG_DIST_COUNT; dist++)
+            if (failures < TSEG_MAX_FAILURES)
+                check_custom_input(c, sizes[k], dist, &failures);
+    assert_int_equal(failures, 0);
+}
+
+#define RC(D, O)                                                             \
+    {"seg_reduce_" #D "_" #O, test_seg_reduce_case, NULL, NULL,              \
+     &(red_case){PARSUM_##D, PARSUM_##O}}
+#define INT_CASES(D)                                                         \
+    RC(D, SUM), RC(D, PROD), RC(D, MIN), RC(D, MAX), RC(D, AND), RC(D, OR),  \
+        RC(D, XOR)
+#define FLOAT_CASES(D) RC(D, SUM), RC(D, PROD), RC(D, MIN), RC(D, MAX)
+#define CC(NAME)                                                             \
+    {"custom_" #NAME, test_custom_case, NULL, NULL,                          \
+     &(custom_case){#NAME, &NAME##_op, NAME##_fill}}
+
+static const struct CMUnitTest tests[] = {
+    INT_CASES(I8),   INT_CASES(U8),   INT_CASES(I16),  INT_CASES(U16),
+    INT_CASES(I32),  INT_CASES(U32),  INT_CASES(I64),  INT_CASES(U64),
+    FLOAT_CASES(F32), FLOAT_CASES(F64),
+    cmocka_unit_test(test_seg_reduce_long_and_none),
+    cmocka_unit_test(test_seg_reduce_determinism),
+    CC(aff32),
+    CC(pt3),
+};
+
+int main(void)
+{
+    tu_init("test_segmented_reduce");
+    return tu_finish(TU_RUN("test_segmented_reduce", tests));
+}
