@@ -6,9 +6,13 @@
  *
  * Checked: parsum_reduce of the whole array, an in-place inclusive scan and
  * an in-place reverse exclusive scan, against plain typed serial loops.
- * Memory: the one context buffer (2.15 GB, device memory on CUDA) plus two
- * 64 MiB host blocks: the input is regenerated block by block from the
- * PRNG when checking, instead of being kept.
+ * Then a U8 SUM segmented scan in place with packed head flags (a head
+ * every 1000 elements, at word boundaries, and a segment across 2^31),
+ * checked against a running sum that restarts at each head.
+ * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
+ * packed flags (268 MB, context memory) and 64 MiB host blocks: input and
+ * flags are regenerated block by block from the PRNG when checking,
+ * instead of being kept.
  *
  * Registered in CTest with LABELS "huge" (run once per CI job, left out of
  * the sanitizer build with `ctest -LE huge`); exits 77 ("skipped") when the
@@ -109,8 +113,93 @@ static void test_huge_i8_sum(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- segmented scan ------------------------------------------------- */
+
+/* Head flags of the segmented case, words [off / 32, (off + len + 31) / 32)
+ * of the packed array (off a multiple of 32): a head every 1000 elements,
+ * at bits 31, 32 and 63 of every 2^24 elements (segments that start and
+ * end at word boundaries), and one at 2^31 + 5, so that the segment from
+ * 2^31 - 648 to 2^31 + 5 crosses the 2^31 boundary. */
+static void gen_flags(size_t off, size_t len, uint32_t *words)
+{
+    size_t nw = (len + 31) / 32;
+    memset(words, 0, nw * sizeof *words);
+    for (size_t i = (off + 999) / 1000 * 1000; i < off + len; i += 1000)
+        words[(i - off) / 32] |= 1u << (i % 32);
+    static const size_t extra[] = {31, 32, 63};
+    for (size_t base = off & ~(((size_t)1 << 24) - 1); base < off + len;
+         base += (size_t)1 << 24)
+        for (int k = 0; k < 3; k++)
+            if (base + extra[k] >= off && base + extra[k] < off + len)
+                words[(base + extra[k] - off) / 32] |= 1u << (extra[k] % 32);
+    size_t special = ((size_t)1 << 31) + 5;
+    if (special >= off && special < off + len)
+        words[(special - off) / 32] |= 1u << (special % 32);
+}
+
+/* Checks the in-place segmented inclusive scan against a running sum that
+ * restarts at every head, regenerating input and flags block by block. */
+static size_t check_segmented(unsigned char *blk, unsigned char *got,
+                              uint32_t *words)
+{
+    unsigned char acc = 0;
+    size_t bad = 0;
+    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_block(b, blk, len);
+        gen_flags(off, len, words);
+        tu_download(got, huge_buf + off, len);
+        for (size_t i = 0; i < len; i++) {
+            bool head = off + i == 0 || ((words[i / 32] >> (i % 32)) & 1u);
+            acc = head ? blk[i] : (unsigned char)(acc + blk[i]);
+            if (got[i] != acc) {
+                if (bad < TU_MAX_REPORTS)
+                    print_error("  MISMATCH u8 sum segmented incl n=%zu "
+                                "in-place: index %zu: expected %d, got %d\n",
+                                HUGE_N, off + i, acc, got[i]);
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
+/* U8 SUM segmented scan, in place, with packed head flags (268 MB of
+ * them, in the context's memory) over the whole > 2^31 input: bit
+ * indices and word indices above 2^31 / 2^26 must not wrap. */
+static void test_huge_segmented_u8_sum(void **state)
+{
+    (void)state;
+    size_t nwords = (HUGE_N + 31) / 32;
+    void *p = NULL;
+    if (parsum_alloc(tu_ctx, &p, nwords * 4) != PARSUM_OK || p == NULL)
+        skip(); /* the 2^31 buffer fits, its flags not: nothing to test */
+    uint32_t *dflags = p;
+    unsigned char *blk = tu_malloc(BLOCK), *got = tu_malloc(BLOCK);
+    uint32_t *words = tu_malloc(BLOCK / 8);
+    for (size_t off = 0; off < HUGE_N; off += BLOCK) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_flags(off, len, words);
+        tu_upload(dflags + off / 32, words, (len + 31) / 32 * 4);
+    }
+    (void)upload_input(blk);
+    parsum_segments seg = {PARSUM_SEG_FLAGS, dflags, 0, NULL, 0};
+    size_t failures = 0;
+    TU_OK(parsum_segmented_scan(tu_ctx, huge_buf, huge_buf, HUGE_N,
+                                PARSUM_U8, PARSUM_SUM, &seg,
+                                PARSUM_INCLUSIVE));
+    if (check_segmented(blk, got, words) != 0)
+        tu_report(&failures, "  segmented inclusive scan wrong\n");
+    parsum_free(tu_ctx, dflags);
+    free(blk);
+    free(got);
+    free(words);
+    assert_int_equal(failures, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_i8_sum),
+    cmocka_unit_test(test_huge_segmented_u8_sum),
 };
 
 int main(void)
