@@ -2,7 +2,7 @@
  * backend.cu - the CUDA backend's table and its plumbing: context state
  * (device, stream, small device buffers), memory of the device, pointer
  * checks, errors with their call site, and the public CUDA setters of
- * parsum.h. The kernels are in scan_kernels.cuh, their launchers in
+ * parsum.h. The kernels are in the *_kernels.cuh headers, launchers in
  * launch.cu, custom operators in custom.cu.
  *
  * Every CUDA call is checked (PARSUM_CUDA_TRY); a failure becomes a
@@ -299,12 +299,12 @@ extern "C" const parsum__backend parsum__cuda_backend = {
     parsum__cuda_scan,
     parsum__cuda_reduce_custom,
     parsum__cuda_scan_custom,
-    nullptr, /* seg_scan */
-    nullptr, /* seg_reduce */
-    nullptr, /* scan_by_key */
-    nullptr, /* reduce_by_key */
-    nullptr, /* offsets_to_flags */
-    nullptr, /* flags_to_offsets */
+    parsum__cuda_seg_scan,
+    parsum__cuda_seg_reduce,
+    parsum__cuda_scan_by_key,
+    parsum__cuda_reduce_by_key,
+    parsum__cuda_offsets_to_flags,
+    parsum__cuda_flags_to_offsets,
     cuda_mem_alloc,
     cuda_mem_free,
     cuda_mem_copy,

@@ -13,13 +13,17 @@
 #include <cuda_runtime.h>
 
 /* The kernels of one (element type, operator): forward scan, reverse scan,
- * reduce. Each is a __global__ function's address (built-in dtypes) or a
+ * reduce, and the segmented ones (scan with head flags forward and
+ * reverse, reduce by head flags; NULL where not built). Each is a __global__ function's address (built-in dtypes) or a
  * cudaKernel_t from a library compiled by NVRTC (custom operators); both
  * are accepted by cudaLaunchKernel and the occupancy calculator. */
 struct parsum__cuda_kernels {
     const void *scan_fwd;
     const void *scan_rev;
     const void *reduce;
+    const void *seg_fwd;
+    const void *seg_rev;
+    const void *seg_reduce;
 };
 
 /* src/cuda/kernels_<dtype>.cu (generated), indexed by parsum_op. */
@@ -115,6 +119,43 @@ struct parsum__cuda_launch {
     int *reduce_grid;
 };
 
+/* One launch of a scan kernel, plain or segmented (launch.cu). */
+struct parsum__cuda_scan_call {
+    const void *kernel;
+    size_t scan_size; /* bytes the kernel scans per element: the element,
+                         or its segmented pair (parsum__cuda_pair_size) */
+    const void *in;
+    void *out;
+    size_t n; /* > 0 */
+    unsigned flags;
+    /* Segmented kernels (see parsum_k::scan_args; its integer types). */
+    const unsigned *seg_flags;
+    unsigned long long flag_off;
+    const unsigned long long *map;
+    const unsigned *map_on;
+    const void *keys;
+    void *keys_out;
+    unsigned key_size;
+    unsigned long long *total;
+    unsigned long long out_count;
+    /* Tile state: parsum__cuda_scan_state_bytes() bytes of device memory,
+     * or NULL to take the context's scratch arena. */
+    void *state;
+};
+size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
+                                     size_t n);
+parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
+                                       const parsum__cuda_launch *l,
+                                       const parsum__cuda_scan_call *c);
+/* Whether a result pointer is device (or managed) memory of the context's
+ * device, which a kernel may write; errors for another device's memory. */
+parsum_status parsum__cuda_result_on_device(parsum_context *ctx,
+                                            const void *result, bool *direct);
+/* Fills l for a built-in (dtype, op); id and pad: 8 bytes each. */
+void parsum__cuda_builtin_launch(parsum_context *ctx, parsum_dtype dtype,
+                                 parsum_op op, parsum__cuda_launch *l,
+                                 unsigned char *id, unsigned char *pad);
+
 /* Launchers (launch.cu). Arguments were validated by the core; n > 0 for
  * the scan. */
 parsum_status parsum__cuda_run_scan(parsum_context *ctx,
@@ -140,6 +181,41 @@ parsum_status parsum__cuda_scan_custom(parsum_context *ctx, const void *in,
                                        void *out, size_t n,
                                        const parsum_custom_op *op,
                                        unsigned flags);
+
+/* Compiles (or finds in the cache) the custom operator and fills l
+ * (custom.cu); l->id and l->pad point into op. */
+parsum_status parsum__cuda_custom_launch(parsum_context *ctx,
+                                        const parsum_custom_op *op,
+                                        parsum__cuda_launch *l);
+
+/* Segmented and keyed operations (segmented.cu). */
+parsum_status parsum__cuda_seg_scan(parsum_context *ctx, const void *in,
+                                    void *out, size_t n, parsum_dtype dtype,
+                                    parsum_op op,
+                                    const parsum_custom_op *custom,
+                                    const parsum_segments *seg,
+                                    unsigned flags);
+parsum_status parsum__cuda_seg_reduce(parsum_context *ctx, const void *in,
+                                      void *out, const uint64_t *offsets,
+                                      size_t num_segments, parsum_dtype dtype,
+                                      parsum_op op,
+                                      const parsum_custom_op *custom);
+parsum_status parsum__cuda_scan_by_key(parsum_context *ctx, const void *keys,
+                                       parsum_dtype key_dtype, const void *in,
+                                       void *out, size_t n, parsum_dtype dtype,
+                                       parsum_op op, unsigned flags);
+parsum_status parsum__cuda_reduce_by_key(
+    parsum_context *ctx, const void *keys_in, parsum_dtype key_dtype,
+    const void *values_in, size_t n, parsum_dtype dtype, parsum_op op,
+    void *keys_out, void *values_out, size_t *num_runs);
+parsum_status parsum__cuda_offsets_to_flags(parsum_context *ctx,
+                                            const uint64_t *offsets,
+                                            size_t num_segments, size_t n,
+                                            uint32_t *flags);
+parsum_status parsum__cuda_flags_to_offsets(parsum_context *ctx,
+                                            const parsum_segments *seg,
+                                            size_t n, uint64_t *offsets,
+                                            size_t *num_segments);
 
 /* Unloads every compiled custom operator of st (custom.cu). The caller has
  * made st's device current and synchronized its stream. */

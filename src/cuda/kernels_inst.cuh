@@ -12,6 +12,7 @@
 #include "cuda_internal.h"
 
 #include "builtin_ops.cuh"
+#include "reduce_kernels.cuh"
 #include "scan_kernels.cuh"
 
 #define PARSUM_INST_CAT2(a, b) a##b
@@ -33,25 +34,37 @@ typedef PARSUM_INST_W inst_w;
 #ifndef PARSUM_K_LOOKBACK
 #define PARSUM_K_LOOKBACK (-1)
 #endif
-template <template <class, class> class OP>
+template <template <class, class> class OP, class S>
 constexpr int lookback_for()
 {
     if (PARSUM_K_LOOKBACK >= 0)
         return PARSUM_K_LOOKBACK;
-    return (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding) ? 1 : 2;
+    if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
+        return 1;
+    /* The classic look-back needs packed descriptors (elements of at most
+     * 8 bytes: a segmented pair of 8-byte values is 16). */
+    return parsum_k::desc_packed(sizeof(S)) ? 2 : 1;
 }
 
 template <template <class, class> class OP>
 parsum__cuda_kernels make_kernels()
 {
     typedef OP<inst_t, inst_w> op;
-    constexpr int LB = lookback_for<OP>();
+    typedef parsum_k::seg_pair<inst_t> pair;
+    constexpr int LB = lookback_for<OP, inst_t>();
+    constexpr int LBS = lookback_for<OP, pair>();
+    using parsum_k::scan_kernel;
+    using parsum_k::seg_reduce_flags;
+    using parsum_k::seg_scan_flags;
     return parsum__cuda_kernels{
-        (const void *)&parsum_k::scan_kernel<inst_t, op, false, LB>,
-        (const void *)&parsum_k::scan_kernel<inst_t, op, true, LB>,
+        (const void *)&scan_kernel<inst_t, op, false, LB>,
+        (const void *)&scan_kernel<inst_t, op, true, LB>,
         /* The built-in operators are commutative (in value, for float
          * min/max), so the reduce need not keep sequence order. */
         (const void *)&parsum_k::reduce_kernel<inst_t, op, false>,
+        (const void *)&scan_kernel<inst_t, op, false, LBS, seg_scan_flags>,
+        (const void *)&scan_kernel<inst_t, op, true, LBS, seg_scan_flags>,
+        (const void *)&scan_kernel<inst_t, op, false, LBS, seg_reduce_flags>,
     };
 }
 
@@ -65,9 +78,9 @@ extern const parsum__cuda_kernels PARSUM_INST_TABLE[PARSUM_OP_COUNT] = {
     make_kernels<parsum_k::op_min>(),
     make_kernels<parsum_k::op_max>(),
 #if PARSUM_INST_FLOAT
-    parsum__cuda_kernels{nullptr, nullptr, nullptr},
-    parsum__cuda_kernels{nullptr, nullptr, nullptr},
-    parsum__cuda_kernels{nullptr, nullptr, nullptr},
+    parsum__cuda_kernels{},
+    parsum__cuda_kernels{},
+    parsum__cuda_kernels{},
 #else
     make_kernels<parsum_k::op_and>(),
     make_kernels<parsum_k::op_or>(),

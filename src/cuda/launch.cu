@@ -1,5 +1,5 @@
 /*
- * launch.cu - launching the scan and reduce kernels of scan_kernels.cuh:
+ * launch.cu - launching the scan and reduce kernels (*_kernels.cuh):
  * scratch layout, grid sizes, alignment checks, where a reduce result
  * goes; and the backend slots for the built-in dtypes, which pick a kernel
  * from the per-dtype tables. The custom-operator slots (custom.cu) use the
@@ -7,6 +7,7 @@
  */
 #include "cuda_internal.h"
 
+#include "reduce_kernels.cuh"
 #include "scan_kernels.cuh"
 
 #include <math.h>
@@ -41,77 +42,125 @@ parsum_status check_alignment(parsum_context *ctx, const void *p,
 /* Scan                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Tile-state layout for n elements of elem_size bytes whose kernel scans
+ * values of scan_size bytes (the element, or a segmented pair):
+ * [counter | agg descriptors | incl descriptors | (unpacked descriptors:)
+ * agg statuses | incl statuses]. What holds statuses must be zeroed before
+ * each launch: everything for packed descriptors, which carry their
+ * status, else the counter and the status words. */
+namespace {
+struct state_layout {
+    size_t tiles, off_agg, off_incl, off_stat, bytes;
+    bool packed;
+};
+
+state_layout layout_for(size_t elem_size, size_t scan_size, size_t n)
+{
+    state_layout L;
+    const size_t tile = parsum_k::scan_tile_elems(elem_size);
+    const size_t desc = parsum_k::desc_bytes(scan_size);
+    L.tiles = n / tile + (n % tile != 0);
+    L.packed = parsum_k::desc_packed(scan_size);
+    L.off_agg = 64;
+    L.off_incl = round_up(L.off_agg + desc * L.tiles, 64);
+    L.off_stat = round_up(L.off_incl + desc * L.tiles, 64);
+    L.bytes = L.packed ? L.off_stat : L.off_stat + 8 * L.tiles;
+    return L;
+}
+} /* namespace */
+
+size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
+                                     size_t n)
+{
+    state_layout L = layout_for(elem_size, scan_size, n);
+    return L.tiles > 1 ? L.bytes : 0;
+}
+
+parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
+                                       const parsum__cuda_launch *l,
+                                       const parsum__cuda_scan_call *c)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const size_t size = l->elem_size;
+    parsum_status s = check_alignment(ctx, c->in, "in", l->elem_align);
+    if (s == PARSUM_OK)
+        s = check_alignment(ctx, c->out, "out", l->elem_align);
+    if (s != PARSUM_OK)
+        return s;
+
+    const parsum_k::policy pol = parsum_k::policy_for(size);
+    const state_layout L = layout_for(size, c->scan_size, c->n);
+    if (L.tiles > 0x7fffffffu)
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: n = %zu needs %zu tiles of %zu elements; the "
+                            "CUDA scan supports at most 2^31 - 1 tiles",
+                            st->api, c->n, L.tiles,
+                            (size_t)parsum_k::scan_tile_elems(size));
+    unsigned char *scratch = static_cast<unsigned char *>(c->state);
+    if (L.tiles > 1) {
+        if (scratch == NULL)
+            scratch = static_cast<unsigned char *>(
+                parsum__scratch(ctx, L.bytes, st->api));
+        if (scratch == NULL)
+            return PARSUM_ERR_OUT_OF_MEMORY;
+        if (L.packed) {
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, L.bytes,
+                                                 st->stream));
+        } else {
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, 64, st->stream));
+            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch + L.off_stat, 0,
+                                                 8 * L.tiles, st->stream));
+        }
+    }
+
+    parsum_k::scan_args a;
+    memset(&a, 0, sizeof a);
+    a.in = c->in;
+    a.out = c->out;
+    a.n = c->n;
+    a.num_tiles = (unsigned)L.tiles;
+    a.options = 0;
+    if (c->flags & PARSUM_EXCLUSIVE)
+        a.options |= parsum_k::OPT_EXCLUSIVE;
+    if (aligned(c->in, 16) && aligned(c->out, 16))
+        a.options |= parsum_k::OPT_VEC;
+    if (scratch != NULL) {
+        a.counter = reinterpret_cast<unsigned *>(scratch);
+        a.agg = reinterpret_cast<unsigned *>(scratch + L.off_agg);
+        a.incl = reinterpret_cast<unsigned *>(scratch + L.off_incl);
+        a.agg_status = reinterpret_cast<unsigned *>(scratch + L.off_stat);
+        a.incl_status = a.agg_status + L.tiles;
+    }
+    a.flags = c->seg_flags;
+    a.flag_off = c->flag_off;
+    a.map = c->map;
+    a.map_on = c->map_on;
+    a.keys = c->keys;
+    a.keys_out = c->keys_out;
+    a.key_size = c->key_size;
+    a.total = c->total;
+    a.out_count = c->out_count;
+
+    void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
+    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(c->kernel, dim3((unsigned)L.tiles),
+                                          dim3((unsigned)pol.block), args, 0,
+                                          st->stream));
+    return PARSUM_OK;
+}
+
 parsum_status parsum__cuda_run_scan(parsum_context *ctx,
                                     const parsum__cuda_launch *l,
                                     const void *in, void *out, size_t n,
                                     unsigned flags)
 {
-    parsum__cuda_state *st = parsum__cuda_st(ctx);
-    const size_t size = l->elem_size;
-    parsum_status s = check_alignment(ctx, in, "in", l->elem_align);
-    if (s == PARSUM_OK)
-        s = check_alignment(ctx, out, "out", l->elem_align);
-    if (s != PARSUM_OK)
-        return s;
-
-    const parsum_k::policy pol = parsum_k::policy_for(size);
-    const size_t tile = parsum_k::scan_tile_elems(size);
-    const size_t tiles = n / tile + (n % tile != 0);
-    if (tiles > 0x7fffffffu)
-        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
-                            "%s: n = %zu needs %zu tiles of %zu elements; the "
-                            "CUDA scan supports at most 2^31 - 1 tiles",
-                            st->api, n, tiles, tile);
-
-    /* Scratch: [counter | agg descriptors | incl descriptors | (unpacked
-     * descriptors:) agg statuses | incl statuses]. What holds statuses is
-     * zeroed: everything for packed descriptors, which carry their status,
-     * else the counter and the status words. */
-    const bool packed = parsum_k::desc_packed(size);
-    const size_t desc = parsum_k::desc_bytes(size);
-    const size_t off_agg = 64;
-    const size_t off_incl = round_up(off_agg + desc * tiles, 64);
-    const size_t off_stat = round_up(off_incl + desc * tiles, 64);
-    const size_t bytes = packed ? off_stat : off_stat + 8 * tiles;
-    unsigned char *scratch = NULL;
-    if (tiles > 1) {
-        scratch = static_cast<unsigned char *>(
-            parsum__scratch(ctx, bytes, st->api));
-        if (scratch == NULL)
-            return PARSUM_ERR_OUT_OF_MEMORY;
-        if (packed) {
-            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, bytes,
-                                                 st->stream));
-        } else {
-            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch, 0, 64, st->stream));
-            PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(scratch + off_stat, 0,
-                                                 8 * tiles, st->stream));
-        }
-    }
-
-    parsum_k::scan_args a;
-    a.in = in;
-    a.out = out;
-    a.n = n;
-    a.num_tiles = (unsigned)tiles;
-    a.options = 0;
-    if (flags & PARSUM_EXCLUSIVE)
-        a.options |= parsum_k::OPT_EXCLUSIVE;
-    if (aligned(in, 16) && aligned(out, 16))
-        a.options |= parsum_k::OPT_VEC;
-    a.counter = reinterpret_cast<unsigned *>(scratch);
-    a.agg = reinterpret_cast<unsigned *>(scratch + off_agg);
-    a.incl = reinterpret_cast<unsigned *>(scratch + off_incl);
-    a.agg_status = reinterpret_cast<unsigned *>(scratch + off_stat);
-    a.incl_status = a.agg_status + tiles;
-
-    const void *kernel =
-        (flags & PARSUM_REVERSE) ? l->k->scan_rev : l->k->scan_fwd;
-    void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
-    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(kernel, dim3((unsigned)tiles),
-                                          dim3((unsigned)pol.block), args, 0,
-                                          st->stream));
-    return PARSUM_OK;
+    parsum__cuda_scan_call c = {};
+    c.kernel = (flags & PARSUM_REVERSE) ? l->k->scan_rev : l->k->scan_fwd;
+    c.scan_size = l->elem_size;
+    c.in = in;
+    c.out = out;
+    c.n = n;
+    c.flags = flags;
+    return parsum__cuda_launch_scan(ctx, l, &c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -119,8 +168,8 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
 /* ------------------------------------------------------------------------ */
 
 /* Where the kernel may write a result element directly. */
-static parsum_status result_on_device(parsum_context *ctx, const void *result,
-                                      bool *direct)
+parsum_status parsum__cuda_result_on_device(parsum_context *ctx,
+                                            const void *result, bool *direct)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     cudaPointerAttributes attr;
@@ -142,7 +191,7 @@ parsum_status parsum__cuda_run_reduce(parsum_context *ctx,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     const size_t size = l->elem_size;
     bool direct = false;
-    parsum_status s = result_on_device(ctx, result, &direct);
+    parsum_status s = parsum__cuda_result_on_device(ctx, result, &direct);
     if (s != PARSUM_OK)
         return s;
 
@@ -229,9 +278,9 @@ static const parsum__cuda_kernels *builtin_kernels(parsum_dtype dtype,
  * for float sums (+0.0 + -0.0 would be +0.0), a NaN for float min/max (the
  * operators skip a NaN operand, while +inf would swallow an all-NaN run,
  * whose documented result is NaN). */
-static void builtin_launch(parsum_context *ctx, parsum_dtype dtype,
-                           parsum_op op, parsum__cuda_launch *l,
-                           unsigned char *id, unsigned char *pad)
+void parsum__cuda_builtin_launch(parsum_context *ctx, parsum_dtype dtype,
+                                 parsum_op op, parsum__cuda_launch *l,
+                                 unsigned char *id, unsigned char *pad)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     l->k = builtin_kernels(dtype, op);
@@ -273,7 +322,7 @@ parsum_status parsum__cuda_scan(parsum_context *ctx, const void *in, void *out,
         return s;
     alignas(8) unsigned char id[8], pad[8];
     parsum__cuda_launch l;
-    builtin_launch(ctx, dtype, op, &l, id, pad);
+    parsum__cuda_builtin_launch(ctx, dtype, op, &l, id, pad);
     return parsum__cuda_run_scan(ctx, &l, in, out, n, flags);
 }
 
@@ -287,6 +336,6 @@ parsum_status parsum__cuda_reduce(parsum_context *ctx, const void *in,
         return s;
     alignas(8) unsigned char id[8], pad[8];
     parsum__cuda_launch l;
-    builtin_launch(ctx, dtype, op, &l, id, pad);
+    parsum__cuda_builtin_launch(ctx, dtype, op, &l, id, pad);
     return parsum__cuda_run_reduce(ctx, &l, in, n, result);
 }

@@ -1,0 +1,217 @@
+/*
+ * lookback.cuh - how a scan tile learns the prefix of everything before
+ * it: per-tile descriptors and the two decoupled look-backs (Merrill &
+ * Garland 2016), the deterministic two-level one and the classic one.
+ * src/cuda/NOTES.md has the design and the determinism argument.
+ */
+#ifndef PARSUM_LOOKBACK_CUH
+#define PARSUM_LOOKBACK_CUH
+
+#ifndef __CUDACC_RTC__
+#include "kernel_common.cuh"
+#endif
+
+namespace parsum_k {
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+/* ------------------------------------------------------------------------ */
+/* Scan                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Publishes value v with status st in descriptor idx of desc (status
+ * words in status, for unpacked descriptors). */
+template <class T>
+__device__ __forceinline__ void publish(u32 *desc, u32 *status, u64 idx,
+                                        u32 st, const T &v)
+{
+    if constexpr (sizeof(T) <= 4) {
+        u32 w = 0u;
+        memcpy(&w, &v, sizeof(T));
+        asm volatile("st.relaxed.gpu.global.v2.u32 [%0], {%1, %2};" ::"l"(
+                         desc + idx * 2u),
+                     "r"(st), "r"(w)
+                     : "memory");
+    } else if constexpr (sizeof(T) <= 8) {
+        u64 w = 0u;
+        memcpy(&w, &v, sizeof(T));
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(
+                         desc + idx * 4u),
+                     "l"((u64)st), "l"(w)
+                     : "memory");
+    } else {
+        store_slot(desc, idx, v);
+        fence_gpu();
+        st_status(status + idx, st);
+    }
+}
+
+/* Reads descriptor idx: returns its status and, when that is not
+ * TILE_NONE, sets v to its value. */
+template <class T>
+__device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
+                                    u64 idx, T &v)
+{
+    if constexpr (sizeof(T) <= 4) {
+        u32 st, w;
+        asm volatile("ld.relaxed.gpu.global.v2.u32 {%0, %1}, [%2];"
+                     : "=r"(st), "=r"(w)
+                     : "l"(desc + idx * 2u)
+                     : "memory");
+        memcpy(&v, &w, sizeof(T));
+        return st;
+    } else if constexpr (sizeof(T) <= 8) {
+        u64 st, w;
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(st), "=l"(w)
+                     : "l"(desc + idx * 4u)
+                     : "memory");
+        memcpy(&v, &w, sizeof(T));
+        return (u32)st;
+    } else {
+        u32 st = ld_status(status + idx);
+        if (st != TILE_NONE) {
+            fence_gpu();
+            v = load_slot<T>(desc, idx);
+        }
+        return st;
+    }
+}
+
+/* Deterministic look-back (warp 0 of tile c; returns X(c) in lane 0,
+ * meaningful for c > 0). Tiles form groups of 32 (g = c / 32,
+ * p = c % 32). A tile's prefix is
+ *   X(c) = GP(g-1) (+) fold(A(32g) .. A(c-1))
+ * and the last tile of group g (p == 31) publishes, in its aggregate
+ * descriptor, the group aggregate
+ *   GA(g) = fold(A(32g) .. A(32g+30)) (+) A(c)
+ * and, in its inclusive descriptor, the group prefix
+ *   GP(g) = GP(g-32) (+) fold(GA(g-31) .. GA(g)).
+ * Every value is a fixed function of the input (each fold is the same
+ * ordered warp tree), so the result is deterministic, floats included.
+ * A tile computes GP(g-1) itself from GA(g-32..g-1) and GP(g-33) rather
+ * than waiting for group g-1 to publish it (same inputs, same tree, same
+ * bits), and waits for all it needs at once: its group's aggregates, the
+ * 32 group aggregates and GP(g-33), which is long published because
+ * fewer than 32 groups of tiles are ever in flight. The last tile of a
+ * group publishes GA(g) before it waits for anything outside its group:
+ * otherwise each group would wait for the one before, a serial chain. */
+template <class T, class Op>
+__device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
+                                             const T &agg, const T &pad,
+                                             int lane, const Op &op)
+{
+    const u32 g = c >> 5, pos = c & 31u;
+    const bool last = pos == 31u;
+    if (lane == 0 && !last)
+        publish(a.agg, a.agg_status, c, TILE_AGG, agg);
+
+    /* Lane i waits for A(32g + i) (i < pos), GA(g - 32 + i) (groups >= 0),
+     * lane 0 for GP(g - 33) and, in the last tile, lane 1 for GP(g - 32).
+     * A value not needed counts as present; the last tile defers the
+     * values outside its group until it has published GA(g). */
+    const long long gi = (long long)g - 32 + lane;
+    T va = pad, vga = pad, vgp = pad, vgq = pad;
+    bool has_a = (u32)lane >= pos;
+    bool has_ga = last || gi < 0;
+    bool has_gp = last || !(lane == 0 && g >= 33u);
+    bool has_gq = true;
+    auto wait_all = [&]() {
+        for (;;) {
+            if (!has_a)
+                has_a = peek(a.agg, a.agg_status, (u64)g * 32u + lane,
+                             va) >= TILE_AGG;
+            if (!has_ga)
+                has_ga = peek(a.agg, a.agg_status, (u64)gi * 32u + 31u,
+                              vga) >= GROUP_AGG;
+            if (!has_gp)
+                has_gp = peek(a.incl, a.incl_status,
+                              ((u64)g - 33u) * 32u + 31u, vgp) >= GROUP_INCL;
+            if (!has_gq)
+                has_gq = peek(a.incl, a.incl_status,
+                              ((u64)g - 32u) * 32u + 31u, vgq) >= GROUP_INCL;
+            if (__all_sync(PARSUM_K_FULL_MASK,
+                           has_a && has_ga && has_gp && has_gq))
+                return;
+            __nanosleep(32);
+        }
+    };
+    wait_all();
+    T local = warp_reduce((u32)lane < pos ? va : pad, op); /* A(32g..c-1) */
+    if (last) {
+        const T ga = shfl_idx(op(local, agg), 0);
+        if (lane == 0)
+            publish(a.agg, a.agg_status, c, GROUP_AGG, ga);
+        has_ga = gi < 0;
+        has_gp = !(lane == 0 && g >= 33u);
+        has_gq = !(lane == 1 && g >= 32u);
+        wait_all();
+        /* GP(g): lane i stands for GA(g - 31 + i), lane 31 for GA(g). */
+        T w = shfl_down(vga, 1);
+        T gfold = warp_reduce(lane == 31 ? ga : w, op);
+        T gpq = shfl_idx(vgq, 1);
+        if (lane == 0)
+            publish(a.incl, a.incl_status, c, GROUP_INCL,
+                    g >= 32u ? op(gpq, gfold) : gfold);
+    }
+    if (g == 0)
+        return local;
+    T gp = warp_reduce(vga, op); /* GA(g-32 .. g-1), pads before group 0 */
+    if (g >= 33u)
+        gp = op(vgp, gp); /* lane 0 */
+    return pos > 0 ? op(gp, local) : gp;
+}
+
+/* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
+ * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
+ * tile 0), then fold the predecessors 32 at a time, newest window first,
+ * until a window holds a published inclusive prefix P(k); the fold starts
+ * at the newest such k. The descriptor of tile c goes from A(c) to P(c),
+ * replaced in one access. How far back a tile looks depends on timing, so
+ * the grouping of X(c) does too: used only for operators whose result
+ * cannot depend on the grouping (kernels_inst.cuh), and for packed
+ * descriptors only (an unpacked value could change under a reader). */
+template <class T, class Op>
+__device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
+                                              const T &agg, const T &pad,
+                                              int lane, const Op &op)
+{
+    static_assert(desc_packed(sizeof(T)), "classic look-back: packed only");
+    if (lane == 0)
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
+    if (c == 0)
+        return agg;
+    T x = pad;
+    long long top = (long long)c; /* window: tiles top-32 .. top-1 */
+    for (;;) {
+        const long long t = top - 32 + lane;
+        T v = pad;
+        u32 st = GROUP_INCL; /* before tile 0: an identity, "inclusive" */
+        bool have = t < 0;
+        for (;;) {
+            if (!have) {
+                st = peek(a.agg, a.agg_status, (u64)t, v);
+                have = st != TILE_NONE;
+            }
+            if (__all_sync(PARSUM_K_FULL_MASK, have))
+                break;
+            __nanosleep(32);
+        }
+        const u32 incl = __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        const int hi = incl ? 31 - __clz((int)incl) : -1;
+        T w = warp_reduce(lane >= hi ? v : pad, op);
+        x = op(w, x);
+        if (incl)
+            break;
+        top -= 32;
+    }
+    if (lane == 0)
+        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
+    return x;
+}
+
+#endif /* __CUDACC__ || __CUDACC_RTC__ */
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_LOOKBACK_CUH */
