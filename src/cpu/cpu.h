@@ -14,6 +14,7 @@
 #include "parsum.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,10 +51,34 @@ typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
                                       int stream, const void *pf,
                                       size_t pf_bytes);
 
+/* Segmented kernels (segmented.c and friends).
+ *  seg_scan_chunk: scan_chunk with segments. sbits are the chunk's head
+ *      flags in scan order: bit k % 64 of sbits[k / 64] is set when the
+ *      k-th element in scan order (in[k], or in[len-1-k] for a reverse
+ *      scan) starts a segment in the scan's direction; bits at and above
+ *      len are ignored. carry enters the elements before the first head
+ *      (NULL: none; the exact-identity pad stands in, so a chunk whose
+ *      first element is no head then gets the plain partial scan).
+ *      last, if not NULL, replaces the final inclusive output (the prefix
+ *      the chain published, as for scan_chunk); NULL writes the computed
+ *      value.
+ *  key_diff[log2(key size)]: bits[i / 64] bit i % 64 = (a[i] != b[i]) bit
+ *      for bit, for i < count, where a and b point to count keys (usually
+ *      one key apart); the last word's bits above count are cleared. */
+typedef void (*parsum__seg_scan_fn)(const void *in, void *out, size_t len,
+                                    const uint64_t *sbits, int reverse,
+                                    int exclusive, const void *carry,
+                                    const void *last, int stream,
+                                    const void *pf, size_t pf_bytes);
+typedef void (*parsum__key_diff_fn)(const void *a, const void *b,
+                                    size_t count, uint64_t *bits);
+
 typedef struct parsum__cpu_kernels {
     const char *isa;
     parsum__reduce_run_fn reduce_run[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__scan_chunk_fn scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
+    parsum__seg_scan_fn seg_scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
+    parsum__key_diff_fn key_diff[4];
 } parsum__cpu_kernels;
 
 /* The kernel table of the instruction set in use: the best the processor
@@ -74,6 +99,88 @@ parsum_status parsum__cpu_scan_custom(parsum_context *ctx, const void *in,
                                       void *out, size_t n,
                                       const parsum_custom_op *op,
                                       unsigned flags);
+
+/* ---- segmented and keyed operations (seg_bits.c, segmented.c,
+ * seg_reduce.c) ---------------------------------------------------------- */
+
+/* Where a segmented operation's heads come from. */
+typedef enum parsum__heads_kind {
+    PARSUM__HEADS_FLAGS,
+    PARSUM__HEADS_OFFSETS,
+    PARSUM__HEADS_KEYS
+} parsum__heads_kind;
+
+typedef struct parsum__heads {
+    parsum__heads_kind kind;
+    size_t n;
+    const uint32_t *flags;   /* FLAGS */
+    size_t bit_offset;       /* FLAGS: bit of element 0 */
+    size_t flag_words;       /* FLAGS: words that may be read */
+    const uint64_t *offsets; /* OFFSETS: num_segments + 1 values */
+    size_t num_segments;
+    const unsigned char *keys; /* KEYS: n keys of key_size bytes */
+    size_t key_size;
+    parsum__key_diff_fn key_diff;
+} parsum__heads;
+
+/* Heads of n elements from a (validated) segment description, or from
+ * runs of equal keys. */
+void parsum__heads_init_segments(parsum__heads *h, const parsum_segments *seg,
+                                 size_t n);
+void parsum__heads_init_keys(parsum__heads *h, const void *keys,
+                             parsum_dtype key_dtype, size_t n);
+
+/* The scan-order head bits (see parsum__seg_scan_fn) of the elements
+ * [off, off + len) into sbits, ceil(len / 64) words, bits above len
+ * cleared. Element 0 always starts a segment (forward); element n-1
+ * always ends one (reverse: starts it in scan order). Reads the flags,
+ * offsets (one binary search, then the offsets inside the range) or keys
+ * of the range only (and one key or flag beside it). */
+void parsum__heads_chunk(const parsum__heads *h, size_t off, size_t len,
+                         int reverse, uint64_t *sbits);
+
+/* 64 flag bits from bit pos of a packed flag array of which only
+ * flags[0 .. nwords) may be read (the missing words read as 0). */
+uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords,
+                             size_t pos);
+/* The first index i in [0, count) with v[i] >= x (v non-decreasing), or
+ * count. */
+size_t parsum__lower_bound(const uint64_t *v, size_t count, uint64_t x);
+/* dst bit (v - lo) set for every value v of offsets[0 .. count) in
+ * [lo, hi), the other bits of the ceil((hi - lo) / 64) words cleared. */
+void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
+                          size_t hi, uint64_t *dst);
+
+/* The backend slots (internal.h). */
+parsum_status parsum__cpu_seg_scan(parsum_context *ctx, const void *in,
+                                   void *out, size_t n, parsum_dtype dtype,
+                                   parsum_op op,
+                                   const parsum_custom_op *custom,
+                                   const parsum_segments *seg, unsigned flags);
+parsum_status parsum__cpu_seg_reduce(parsum_context *ctx, const void *in,
+                                     void *out, const uint64_t *offsets,
+                                     size_t num_segments, parsum_dtype dtype,
+                                     parsum_op op,
+                                     const parsum_custom_op *custom);
+parsum_status parsum__cpu_scan_by_key(parsum_context *ctx, const void *keys,
+                                      parsum_dtype key_dtype, const void *in,
+                                      void *out, size_t n, parsum_dtype dtype,
+                                      parsum_op op, unsigned flags);
+parsum_status parsum__cpu_reduce_by_key(parsum_context *ctx,
+                                        const void *keys_in,
+                                        parsum_dtype key_dtype,
+                                        const void *values_in, size_t n,
+                                        parsum_dtype dtype, parsum_op op,
+                                        void *keys_out, void *values_out,
+                                        size_t *num_runs);
+parsum_status parsum__cpu_offsets_to_flags(parsum_context *ctx,
+                                           const uint64_t *offsets,
+                                           size_t num_segments, size_t n,
+                                           uint32_t *flags);
+parsum_status parsum__cpu_flags_to_offsets(parsum_context *ctx,
+                                           const parsum_segments *seg,
+                                           size_t n, uint64_t *offsets,
+                                           size_t *num_segments);
 
 #ifdef __cplusplus
 }

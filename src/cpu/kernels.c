@@ -170,6 +170,91 @@
 #define IS_FLOAT 1
 #include "kernels_type.inc"
 
+/* ---- key comparison (scan_by_key, reduce_by_key) ----------------------
+ * bits[i / 64] bit i % 64 = (a[i] != b[i]) for i < count, bits above count
+ * in the last word cleared; 64 keys per output word. The vector variants
+ * compare a word's worth of keys at a time and assemble the compare masks;
+ * the scalar loop does the tail (and everything in the generic variant). */
+#define KEY_DIFF_TAIL(KT)                                                   \
+    do {                                                                    \
+        const KT *pa_ = (const KT *)a, *pb_ = (const KT *)b;                \
+        for (; i < count; i += 64) {                                        \
+            uint64_t w_ = 0;                                                \
+            size_t e_ = count - i < 64 ? count - i : 64;                    \
+            for (size_t j_ = 0; j_ < e_; j_++)                              \
+                w_ |= (uint64_t)(pa_[i + j_] != pb_[i + j_]) << j_;         \
+            bits[i / 64] = w_;                                              \
+        }                                                                   \
+    } while (0)
+
+#if defined(__AVX512BW__) && defined(__AVX512F__)
+#define KEY_DIFF_WORD(bits_per_vec, CMP, esz)                               \
+    do {                                                                    \
+        const unsigned char *pa_ = (const unsigned char *)a + i * (esz);    \
+        const unsigned char *pb_ = (const unsigned char *)b + i * (esz);    \
+        uint64_t w_ = 0;                                                    \
+        for (int q_ = 0; q_ < 64 / (bits_per_vec); q_++)                    \
+            w_ |= (uint64_t)CMP(_mm512_loadu_si512(pa_ + 64 * q_),          \
+                                _mm512_loadu_si512(pb_ + 64 * q_))          \
+                  << ((bits_per_vec) * q_);                                 \
+        bits[i / 64] = w_;                                                  \
+    } while (0)
+#define KD1 KEY_DIFF_WORD(64, _mm512_cmpneq_epi8_mask, 1)
+#define KD2 KEY_DIFF_WORD(32, _mm512_cmpneq_epi16_mask, 2)
+#define KD4 KEY_DIFF_WORD(16, _mm512_cmpneq_epi32_mask, 4)
+#define KD8 KEY_DIFF_WORD(8, _mm512_cmpneq_epi64_mask, 8)
+#elif defined(__AVX2__) && defined(__BMI2__)
+/* movemask gives one bit per byte (epi8) or per 4/8-byte lane (ps/pd);
+ * 2-byte lanes keep every other byte bit (pext). Equal lanes set bits, so
+ * the word is inverted at the end. */
+#define EQ1(x, y) ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)))
+#define EQ2(x, y)                                                           \
+    ((uint64_t)_pext_u32((uint32_t)_mm256_movemask_epi8(                   \
+                             _mm256_cmpeq_epi16(x, y)),                     \
+                         0x55555555u))
+#define EQ4(x, y)                                                           \
+    ((uint64_t)(uint32_t)_mm256_movemask_ps(                               \
+        _mm256_castsi256_ps(_mm256_cmpeq_epi32(x, y))))
+#define EQ8(x, y)                                                           \
+    ((uint64_t)(uint32_t)_mm256_movemask_pd(                               \
+        _mm256_castsi256_pd(_mm256_cmpeq_epi64(x, y))))
+#define KEY_DIFF_WORD(bits_per_vec, EQ, esz)                                \
+    do {                                                                    \
+        const unsigned char *pa_ = (const unsigned char *)a + i * (esz);    \
+        const unsigned char *pb_ = (const unsigned char *)b + i * (esz);    \
+        uint64_t w_ = 0;                                                    \
+        for (int q_ = 0; q_ < 64 / (bits_per_vec); q_++)                    \
+            w_ |= EQ(_mm256_loadu_si256((const __m256i *)(const void *)(pa_ + 32 * q_)), \
+                     _mm256_loadu_si256((const __m256i *)(const void *)(pb_ + 32 * q_))) \
+                  << ((bits_per_vec) * q_);                                 \
+        bits[i / 64] = ~w_;                                                 \
+    } while (0)
+#define KD1 KEY_DIFF_WORD(32, EQ1, 1)
+#define KD2 KEY_DIFF_WORD(16, EQ2, 2)
+#define KD4 KEY_DIFF_WORD(8, EQ4, 4)
+#define KD8 KEY_DIFF_WORD(4, EQ8, 8)
+#endif
+
+#define DEFINE_KEY_DIFF(name, KT, KD)                                       \
+    static void name(const void *a, const void *b, size_t count,            \
+                     uint64_t *bits)                                        \
+    {                                                                       \
+        size_t i = 0;                                                       \
+        KEY_DIFF_FULL(KD);                                                  \
+        KEY_DIFF_TAIL(KT);                                                  \
+    }
+#ifdef KEY_DIFF_WORD
+#define KEY_DIFF_FULL(KD)                                                   \
+    for (; i + 64 <= count; i += 64)                                        \
+    KD
+#else
+#define KEY_DIFF_FULL(KD) ((void)0)
+#endif
+DEFINE_KEY_DIFF(key_diff_1, uint8_t, KD1)
+DEFINE_KEY_DIFF(key_diff_2, uint16_t, KD2)
+DEFINE_KEY_DIFF(key_diff_4, uint32_t, KD4)
+DEFINE_KEY_DIFF(key_diff_8, uint64_t, KD8)
+
 /* The table: rows in parsum_dtype order, columns in parsum_op order;
  * floats have no bitwise slots. */
 #define ROW_INT(kind, sfx)                                                  \
@@ -189,4 +274,6 @@ const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
     PARSUM__STR(PARSUM_ISA),
     TABLE(reduce_run),
     TABLE(scan_chunk),
+    TABLE(seg_scan_chunk),
+    {key_diff_1, key_diff_2, key_diff_4, key_diff_8},
 };
