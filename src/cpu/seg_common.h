@@ -1,0 +1,96 @@
+/*
+ * seg_common.h - what the segmented operations' CPU files share: the
+ * chain of per-chunk prefixes (the same scheme as scan.c: a slot per chunk,
+ * a flag set with release order once the chunk's prefix is in it), the
+ * thread count for a job, and typed element copies.
+ */
+#ifndef PARSUM_CPU_SEG_COMMON_H
+#define PARSUM_CPU_SEG_COMMON_H
+
+#include "../core/internal.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define PARSUM__CPU_RELAX() _mm_pause()
+#else
+#define PARSUM__CPU_RELAX() ((void)0)
+#endif
+
+#define PARSUM__ROUND64(x) (((x) + 63) & ~(size_t)63)
+
+/* Slots: slot_bytes apart, the flag in the first cache line, the payload
+ * (prefix value, run count ...) from byte 8 on, the value at byte 64. */
+static inline atomic_int *parsum__slot_flag(unsigned char *slots,
+                                            size_t slot_bytes, size_t c)
+{
+    return (atomic_int *)(void *)(slots + c * slot_bytes);
+}
+
+static inline void parsum__slot_wait(unsigned char *slots, size_t slot_bytes,
+                                     size_t c)
+{
+    atomic_int *f = parsum__slot_flag(slots, slot_bytes, c);
+    unsigned spins = 0;
+    while (atomic_load_explicit(f, memory_order_acquire) == 0) {
+        if (++spins < 256)
+            PARSUM__CPU_RELAX();
+        else
+            sched_yield(); /* more threads than cores: let the producer run */
+    }
+}
+
+static inline void parsum__slot_publish(unsigned char *slots,
+                                        size_t slot_bytes, size_t c)
+{
+    atomic_store_explicit(parsum__slot_flag(slots, slot_bytes, c), 1,
+                          memory_order_release);
+}
+
+/* Threads for nchunks chunks: one per 4 chunks at most, as scan.c does
+ * (below that a parallel region costs more than it saves). */
+static inline int parsum__seg_workers(const parsum_context *ctx,
+                                      size_t nchunks)
+{
+    size_t most = nchunks / 4 > 0 ? nchunks / 4 : 1;
+    return (size_t)ctx->threads < most ? ctx->threads : (int)most;
+}
+
+/* dst[i] = src[j] for elements of `size` bytes; constant sizes become
+ * plain loads and stores. */
+static inline void parsum__put_elem(void *dst, size_t i, const void *src,
+                                    size_t j, size_t size)
+{
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    switch (size) {
+    case 1: d[i] = s[j]; break;
+    case 2: memcpy(d + 2 * i, s + 2 * j, 2); break;
+    case 4: memcpy(d + 4 * i, s + 4 * j, 4); break;
+    case 8: memcpy(d + 8 * i, s + 8 * j, 8); break;
+    default: memcpy(d + size * i, s + size * j, size); break;
+    }
+}
+
+/* First and last set bit among the first len bits of w (bits above len
+ * clear); returns 0 when none is set. */
+static inline int parsum__find_heads(const uint64_t *w, size_t len,
+                                     size_t *first, size_t *last)
+{
+    size_t nw = (len + 63) / 64, i = 0;
+    while (i < nw && w[i] == 0)
+        i++;
+    if (i == nw)
+        return 0;
+    *first = 64 * i + (size_t)__builtin_ctzll(w[i]);
+    size_t k = nw - 1;
+    while (w[k] == 0)
+        k--;
+    *last = 64 * k + 63 - (size_t)__builtin_clzll(w[k]);
+    return 1;
+}
+
+#endif
