@@ -14,7 +14,9 @@
 #include <stddef.h>
 
 typedef struct parsum_bench_args {
-    const char *what;   /* "reduce" or "scan" */
+    const char *what;   /* "reduce", "scan", or a segmented benchmark:
+                           "segscan", "segreduce", "scanbykey",
+                           "reducebykey" */
     size_t n;           /* elements; 0 = a sweep over several sizes */
     parsum_dtype dtype;
     parsum_op op;
@@ -23,6 +25,10 @@ typedef struct parsum_bench_args {
     int reps;           /* timed runs per measurement; 0 = choose (>= 5) */
     int threads;        /* CPU threads; 0 = the library's default */
     int json;           /* 1: one JSON object per line instead of a table */
+    int seg_dist;       /* segmented: a pb_seg_dist (bench_segments.h), or
+                           -1 for each in turn */
+    int seg_offsets;    /* segscan: segments as offsets, not packed flags */
+    int seg_kind_set;   /* --seg-kind was given */
 } parsum_bench_args;
 
 /* A benchmark entry point returns the process exit status it wants:

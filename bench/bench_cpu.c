@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench_cpu.h"
 #include "bench_cpu_util.h"
+#include "bench_serial.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -47,17 +48,6 @@ typedef struct bench_result {
 } bench_result;
 
 /* ---- serial loops: what a user writes without parsum ------------------ */
-
-/* Integer SUM, PROD and the bitwise ops run on the unsigned type of the
- * same width (two's complement wrapping, as parsum defines them); the
- * `1u *` promotes narrow types to unsigned int instead of int. */
-#define OP_ADD(T, acc, v) acc = (T)(1u * (acc) + (v))
-#define OP_MUL(T, acc, v) acc = (T)(1u * (acc) * (v))
-#define OP_MIN(T, acc, v) acc = ((v) < (acc) ? (v) : (acc))
-#define OP_MAX(T, acc, v) acc = ((v) > (acc) ? (v) : (acc))
-#define OP_AND(T, acc, v) acc = (T)((acc) & (v))
-#define OP_OR(T, acc, v) acc = (T)((acc) | (v))
-#define OP_XOR(T, acc, v) acc = (T)((acc) ^ (v))
 
 #define SCAN_LOOP(T, OP)                                                       \
     do {                                                                       \
@@ -101,41 +91,6 @@ typedef struct bench_result {
         memcpy(out, &acc, sizeof acc);                                         \
     } while (0)
 
-/* LOOP over every op of an integer type (S signed or not, U unsigned). */
-#define INT_OPS(LOOP, S, U)                                                    \
-    switch (op) {                                                              \
-    case PARSUM_SUM: LOOP(U, OP_ADD); break;                                   \
-    case PARSUM_PROD: LOOP(U, OP_MUL); break;                                  \
-    case PARSUM_MIN: LOOP(S, OP_MIN); break;                                   \
-    case PARSUM_MAX: LOOP(S, OP_MAX); break;                                   \
-    case PARSUM_AND: LOOP(U, OP_AND); break;                                   \
-    case PARSUM_OR: LOOP(U, OP_OR); break;                                     \
-    case PARSUM_XOR: LOOP(U, OP_XOR); break;                                   \
-    }
-
-#define FLOAT_OPS(LOOP, T)                                                     \
-    switch (op) {                                                              \
-    case PARSUM_SUM: LOOP(T, OP_ADD); break;                                   \
-    case PARSUM_PROD: LOOP(T, OP_MUL); break;                                  \
-    case PARSUM_MIN: LOOP(T, OP_MIN); break;                                   \
-    case PARSUM_MAX: LOOP(T, OP_MAX); break;                                   \
-    default: break;                                                            \
-    }
-
-#define ALL_DTYPES(LOOP)                                                       \
-    switch (dtype) {                                                           \
-    case PARSUM_I8: INT_OPS(LOOP, int8_t, uint8_t); break;                     \
-    case PARSUM_U8: INT_OPS(LOOP, uint8_t, uint8_t); break;                    \
-    case PARSUM_I16: INT_OPS(LOOP, int16_t, uint16_t); break;                  \
-    case PARSUM_U16: INT_OPS(LOOP, uint16_t, uint16_t); break;                 \
-    case PARSUM_I32: INT_OPS(LOOP, int32_t, uint32_t); break;                  \
-    case PARSUM_U32: INT_OPS(LOOP, uint32_t, uint32_t); break;                 \
-    case PARSUM_I64: INT_OPS(LOOP, int64_t, uint64_t); break;                  \
-    case PARSUM_U64: INT_OPS(LOOP, uint64_t, uint64_t); break;                 \
-    case PARSUM_F32: FLOAT_OPS(LOOP, float); break;                            \
-    case PARSUM_F64: FLOAT_OPS(LOOP, double); break;                           \
-    }
-
 static void serial_scan(const void *in, void *out, size_t n,
                         parsum_dtype dtype, parsum_op op, unsigned flags,
                         const void *ident)
@@ -155,8 +110,8 @@ static void serial_reduce(const void *in, size_t n, parsum_dtype dtype,
 
 /* Random input: any bits for integers; floats in [0, 1), or within 1e-3
  * of 1 for products so that the running product stays a normal number. */
-static void fill_input(void *p, size_t n, parsum_dtype dtype, parsum_op op,
-                       int threads)
+void pb_fill_input(void *p, size_t n, parsum_dtype dtype, parsum_op op,
+                   int threads)
 {
     size_t size = parsum_dtype_size(dtype);
     unsigned char *bytes = (unsigned char *)p;
@@ -319,7 +274,7 @@ static int verify(bench_data *d, bench_result *r)
 
 /* ---- output ----------------------------------------------------------- */
 
-static const char *cpu_model(void)
+const char *pb_cpu_model(void)
 {
     static char model[128] = "";
     if (model[0] != '\0')
@@ -377,7 +332,7 @@ static void print_json(FILE *out, const bench_data *d, const bench_result *r)
             "\"n\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"exclusive\":%s,"
             "\"reverse\":%s,\"inplace\":%s,\"threads\":%d,\"reps\":%d,"
             "\"bytes\":%.0f,",
-            g->what, cpu_model(), d->n, parsum_dtype_name(g->dtype),
+            g->what, pb_cpu_model(), d->n, parsum_dtype_name(g->dtype),
             parsum_op_name(g->op),
             (g->flags & PARSUM_EXCLUSIVE) ? "true" : "false",
             (g->flags & PARSUM_REVERSE) ? "true" : "false",
@@ -412,7 +367,7 @@ static void print_header(FILE *out, const bench_data *d, size_t n_shown)
                 (g->flags & PARSUM_EXCLUSIVE) ? "exclusive" : "inclusive",
                 (g->flags & PARSUM_REVERSE) ? ", reverse" : "",
                 g->inplace ? ", in place" : "");
-    fprintf(out, "\nbackend cpu (%s), %d threads\n", cpu_model(), d->threads);
+    fprintf(out, "\nbackend cpu (%s), %d threads\n", pb_cpu_model(), d->threads);
 }
 
 static void print_block(FILE *out, const bench_data *d, const bench_result *r)
@@ -485,7 +440,7 @@ static int bench_size(bench_data *d, size_t n, int row, int first_row,
         report_error(d, st);
         goto done;
     }
-    fill_input(d->a, n, g->dtype, g->op, d->threads);
+    pb_fill_input(d->a, n, g->dtype, g->op, d->threads);
     pb_copy(d->b, d->a, d->bytes, d->threads); /* first touch of b */
     pb_scrub_init(&d->scrub, 2 * d->bytes, d->threads);
     if (measure(d, &r) != 0 || verify(d, &r) != 0)

@@ -23,4 +23,18 @@
  * to stderr. Returns the process exit status (see bench_args.h). */
 int parsum_bench_cpu(const parsum_bench_args *args, FILE *out);
 
+/* `parsum bench segscan|segreduce|scanbykey|reducebykey` (bench_cpu_seg.c):
+ * parsum's segmented operation against the plain scan or reduce of the
+ * same n elements (the issue's CPU target: within 15 % of its
+ * throughput), a serial loop, the copies and the read, for one segment
+ * distribution (args->seg_dist) or each in turn (-1). */
+int parsum_bench_cpu_segmented(const parsum_bench_args *args, FILE *out);
+
+/* Shared by both: the random input of bench_cpu.c (any bits for
+ * integers; floats in [0, 1), or within 1e-3 of 1 for PROD), filled on
+ * `threads` threads; and the CPU's model name from /proc/cpuinfo. */
+void pb_fill_input(void *p, size_t n, parsum_dtype dtype, parsum_op op,
+                   int threads);
+const char *pb_cpu_model(void);
+
 #endif

@@ -1,10 +1,12 @@
-/* bench_cmd.c - `parsum bench reduce|scan`: option parsing, then the CPU
- * benchmark (bench/bench_cpu.c) or, when the backend resolves to CUDA and
- * the CUDA benchmark is built in, bench/bench_cuda.cu. */
+/* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
+ * reducebykey`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
+ * bench/bench_cpu_seg.c) or, when the backend resolves to CUDA and the
+ * CUDA benchmark is built in, bench/bench_cuda.cu. */
 #include "cli.h"
 
 #include "bench_args.h"
 #include "bench_cpu.h"
+#include "bench_segments.h"
 #ifdef PARSUM_HAVE_CUDA
 #include "bench_cuda.h"
 #endif
@@ -13,6 +15,33 @@
 #include <string.h>
 
 #define DEFAULT_N ((size_t)1 << 26)
+
+/* What `parsum bench` measures; the segmented ones share their options
+ * (--seg, --seg-kind) and their CPU entry point. */
+static const char *const benchmarks[] = {"reduce",    "scan",
+                                         "segscan",   "segreduce",
+                                         "scanbykey", "reducebykey"};
+#define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
+
+static int known_benchmark(const char *what)
+{
+    for (size_t i = 0; i < NUM_BENCHMARKS; i++)
+        if (strcmp(what, benchmarks[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_segmented(const char *what)
+{
+    return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0;
+}
+
+/* A scan of some kind (takes --exclusive, --reverse, --inplace). */
+static int is_scan_like(const char *what)
+{
+    return strcmp(what, "scan") == 0 || strcmp(what, "segscan") == 0 ||
+           strcmp(what, "scanbykey") == 0;
+}
 
 /* Flags without a value; returns 1 if argv[i] was one. */
 static int parse_flag(const char *arg, parsum_bench_args *a)
@@ -28,6 +57,45 @@ static int parse_flag(const char *arg, parsum_bench_args *a)
     else
         return 0;
     return 1;
+}
+
+/* --seg DIST (or "all") and --seg-kind flags|offsets; as parse_valued. */
+static int parse_seg_option(int argc, char **argv, int *i,
+                            parsum_bench_args *a)
+{
+    const char *v = NULL;
+    int m;
+    if ((m = cli_option_value(argc, argv, i, "--seg", &v)) != 0) {
+        pb_seg_dist d;
+        if (m < 0)
+            return -1;
+        if (strcmp(v, "all") == 0) {
+            a->seg_dist = -1;
+            return 1;
+        }
+        if (pb_seg_dist_parse(v, &d) != 0) {
+            cli_usage_error("bench: --seg '%s': expected len1, len1-8, one, "
+                            "powerlaw, uniform1000 or all",
+                            v);
+            return -1;
+        }
+        a->seg_dist = (int)d;
+        return 1;
+    }
+    if ((m = cli_option_value(argc, argv, i, "--seg-kind", &v)) != 0) {
+        if (m < 0)
+            return -1;
+        if (strcmp(v, "flags") != 0 && strcmp(v, "offsets") != 0) {
+            cli_usage_error("bench: --seg-kind '%s': expected flags or "
+                            "offsets",
+                            v);
+            return -1;
+        }
+        a->seg_offsets = strcmp(v, "offsets") == 0;
+        a->seg_kind_set = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* Options with a value; returns 1 if taken, 0 if unknown, -1 on error. */
@@ -61,7 +129,7 @@ static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
                             : -1);
     if ((m = cli_option_value(argc, argv, i, "--backend", &v)) != 0)
         return m < 0 ? -1 : (cli_parse_backend(v, backend) == 0 ? 1 : -1);
-    return 0;
+    return parse_seg_option(argc, argv, i, a);
 }
 
 static int parse_args(int argc, char **argv, parsum_bench_args *a,
@@ -76,9 +144,22 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
         if (m == 0)
             return cli_usage_error("bench: unknown option '%s'", argv[i]);
     }
-    if (strcmp(a->what, "reduce") == 0 && (a->flags != 0 || a->inplace))
-        return cli_usage_error("bench reduce: --exclusive, --reverse and "
-                               "--inplace apply to scan only");
+    if (!is_scan_like(a->what) && (a->flags != 0 || a->inplace))
+        return cli_usage_error("bench %s: --exclusive, --reverse and "
+                               "--inplace apply to scans only",
+                               a->what);
+    if (!is_segmented(a->what) && (a->seg_dist >= 0 || a->seg_kind_set))
+        return cli_usage_error("bench %s: --seg and --seg-kind apply to the "
+                               "segmented benchmarks only",
+                               a->what);
+    if (a->seg_kind_set && strcmp(a->what, "segscan") != 0)
+        return cli_usage_error("bench %s: --seg-kind applies to segscan "
+                               "only",
+                               a->what);
+    if (is_segmented(a->what) && a->n == 0)
+        return cli_usage_error("bench %s: --n sweep is for reduce and scan; "
+                               "the segmented benchmarks sweep over --seg",
+                               a->what);
     unsigned char identity[8];
     if (parsum_op_identity(a->dtype, a->op, identity) != PARSUM_OK)
         return cli_usage_error("bench: op %s is not defined on dtype %s",
@@ -113,23 +194,36 @@ int cli_bench(int argc, char **argv)
         }
     }
     if (argc < 2)
-        return cli_usage_error("bench: say what to measure: reduce or scan");
-    if (strcmp(argv[1], "reduce") != 0 && strcmp(argv[1], "scan") != 0)
+        return cli_usage_error("bench: say what to measure: reduce, scan, "
+                               "segscan, segreduce, scanbykey or "
+                               "reducebykey");
+    if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
-                               "reduce or scan)",
+                               "reduce, scan, segscan, segreduce, scanbykey "
+                               "or reducebykey)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
     a.dtype = PARSUM_I32;
     a.op = PARSUM_SUM;
+    a.seg_dist = -1;
     int rc = parse_args(argc, argv, &a, &backend);
     if (rc == CLI_EXIT_OK)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (resolved == PARSUM_BACKEND_CPU)
-        return parsum_bench_cpu(&a, stdout);
+        return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
+                                    : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (is_segmented(a.what)) {
+        /* The CUDA segmented benchmark (parsum_bench_cuda_segmented, to
+         * come in bench/bench_cuda*.cu) is dispatched here. */
+        fprintf(stderr, "parsum: bench %s: no CUDA benchmark for it yet; "
+                        "use --backend cpu\n",
+                a.what);
+        return CLI_EXIT_RUNTIME;
+    }
     return parsum_bench_cuda(&a, stdout);
 #else
     fprintf(stderr, "parsum: bench: the CUDA benchmark is not built into "
