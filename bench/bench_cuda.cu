@@ -22,6 +22,7 @@
  * are latencies rather than bandwidths.
  */
 #include "bench_cuda.h"
+#include "bench_cuda_util.cuh"
 
 #include "parsum.h"
 
@@ -40,138 +41,7 @@
 
 namespace {
 
-struct bench_error {};
-
-void cuda_check(cudaError_t e, const char *call, int line)
-{
-    if (e != cudaSuccess) {
-        fprintf(stderr, "parsum bench: %s failed: %s (%s) at bench_cuda.cu:%d\n",
-                call, cudaGetErrorName(e), cudaGetErrorString(e), line);
-        throw bench_error();
-    }
-}
-#define BC(call) cuda_check((call), #call, __LINE__)
-
-void parsum_check(parsum_context *ctx, parsum_status s, const char *call)
-{
-    if (s != PARSUM_OK) {
-        fprintf(stderr, "parsum bench: %s: %s: %s\n", call,
-                parsum_status_name(s), parsum_last_error(ctx));
-        throw bench_error();
-    }
-}
-#define PS(ctx, call) parsum_check((ctx), (call), #call)
-
-/* ---- device helpers ---------------------------------------------------- */
-
-__host__ __device__ inline uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-enum fill_kind { FILL_BITS = 0, FILL_NEAR_ONE = 1, FILL_SIGNED = 2 };
-
-template <class T>
-__device__ inline T make_value(uint64_t h, int kind)
-{
-    if constexpr (std::is_floating_point<T>::value) {
-        double u = (double)(h >> 11) * 0x1p-53; /* [0, 1) */
-        if (kind == FILL_NEAR_ONE)
-            return (T)(1.0 + (u - 0.5) * 0x1p-10);
-        if (kind == FILL_SIGNED)
-            return (T)(2.0 * u - 1.0);
-        return (T)u;
-    } else {
-        (void)kind;
-        return (T)h;
-    }
-}
-
-template <class T>
-__global__ void fill_kernel(T *p, size_t n, uint64_t seed, int kind)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        p[i] = make_value<T>(mix64(seed ^ mix64(i)), kind);
-}
-
-/* An order-independent 64-bit checksum of the bits of n elements. */
-template <class T>
-__global__ void hash_kernel(const T *p, size_t n, unsigned long long *out)
-{
-    unsigned long long acc = 0;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        uint64_t bits = 0;
-        T v = p[i];
-        memcpy(&bits, &v, sizeof(T));
-        acc += mix64(bits ^ mix64(i + 1));
-    }
-    for (int m = 16; m > 0; m >>= 1)
-        acc += __shfl_xor_sync(0xffffffffu, acc, m);
-    if ((threadIdx.x & 31) == 0)
-        atomicAdd(out, acc);
-}
-
-enum cmp_mode { CMP_BITS = 0, CMP_VALUE = 1, CMP_REL = 2 };
-
-/* Counts the elements where a and b disagree; first_bad gets the lowest
- * such index. */
-template <class T>
-__global__ void compare_kernel(const T *a, const T *b, size_t n, int mode,
-                               double tol, unsigned long long *bad,
-                               unsigned long long *first_bad)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        T x = a[i], y = b[i];
-        bool ok;
-        if (mode == CMP_BITS) {
-            uint64_t bx = 0, by = 0;
-            memcpy(&bx, &x, sizeof(T));
-            memcpy(&by, &y, sizeof(T));
-            ok = bx == by;
-        } else if (mode == CMP_VALUE) {
-            ok = x == y || (x != x && y != y);
-        } else {
-            double dx = (double)x, dy = (double)y;
-            double scale = fmax(fabs(dx), fabs(dy));
-            ok = dx == dy || fabs(dx - dy) <= tol * scale ||
-                 (dx != dx && dy != dy);
-        }
-        if (!ok) {
-            atomicAdd(bad, 1ull);
-            atomicMin(first_bad, (unsigned long long)i);
-        }
-    }
-}
-
-/* Streams bytes/16 16-byte words; the result is kept only so that the
- * loads cannot be removed. */
-__global__ void read_kernel(const uint4 *p, size_t nvec, unsigned *sink)
-{
-    unsigned acc = 0;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < nvec; i += 4 * stride) {
-        uint4 a = p[i], b = p[i + stride], c = p[i + 2 * stride],
-              d = p[i + 3 * stride];
-        acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^
-               c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
-    }
-    for (; i < nvec; i += stride) {
-        uint4 a = p[i];
-        acc ^= a.x ^ a.y ^ a.z ^ a.w;
-    }
-    if (acc == 0x9e3779b9u)
-        *sink = acc;
-}
+using namespace pbc;
 
 /* ---- the CUB peer ------------------------------------------------------- */
 
@@ -233,15 +103,6 @@ struct result {
     const char *check = "unchecked";
     bool ok = true;
 };
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 struct env {
     const parsum_bench_args *args;
@@ -456,11 +317,6 @@ void measure(env &e, size_t n, result &r)
 }
 
 /* ---- output ------------------------------------------------------------ */
-
-double gbs(double bytes, double s)
-{
-    return s > 0.0 ? bytes / s * 1e-9 : 0.0;
-}
 
 void print_header(FILE *out, const env &e)
 {

@@ -25,6 +25,13 @@ extern "C" {
  * request it cannot serve. */
 int parsum_bench_cuda(const parsum_bench_args *args, FILE *out);
 
+/* `parsum bench segscan|segreduce|scanbykey|reducebykey --backend cuda`
+ * (bench_cuda_seg.cu): parsum against CUB's segmented and by-key
+ * algorithms for each segment distribution of bench_segments.h (or the
+ * one in args->seg_dist), n = args->n (2^26 if 0), op SUM; prints to
+ * stdout. Exit status as parsum_bench_cuda. */
+int parsum_bench_cuda_segmented(const parsum_bench_args *args);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,8 @@
 #   3. bench      parsum bench scan/reduce --backend cuda: size sweeps for
 #                 i32 f32 f64 u8 against CUB and cudaMemcpy, scan variants
 #                 at 2^28, then the CPU scaling benchmark at 2^28
+#      segbench   the segmented and keyed benchmarks against CUB at 2^26
+#                 (every segment distribution), and on the 16-core CPU
 #   4. sanitize   compute-sanitizer memcheck and racecheck on reduced test
 #                 runs (PARSUM_TEST_QUICK=1)
 #   5. tests      the > 2^31-element test on the GPU, then the CPU tests
@@ -23,7 +25,8 @@
 #                `dpkg -x`; used when the system has no cmocka. Unset, and
 #                with no cmocka on the system, the .deb files in .debs/ are
 #                unpacked into build-gpu/debs-root and used
-#   STEPS        steps to run (default "build tests sanitize bench"); the
+#   STEPS        steps to run (default "build tests sanitize segbench
+#                bench"); the
 #                summary always runs
 #   BUDGET       seconds the whole run may take (default 470); a step that
 #                would start too late is skipped and says so
@@ -36,7 +39,7 @@ cd "$(dirname "$0")/.."
 START=$(date +%s)
 BUDGET=${BUDGET:-470}
 JOBS=${JOBS:-16}
-STEPS=${STEPS:-"build tests sanitize bench"}
+STEPS=${STEPS:-"build tests sanitize segbench bench"}
 BUILD=build-gpu
 LOG=$BUILD/gpu_check
 rm -rf "$LOG"
@@ -163,6 +166,20 @@ if want tests; then
 fi
 
 # ---- 3. benchmarks ----------------------------------------------------------
+if want segbench; then
+    for w in segscan segreduce scanbykey reducebykey; do
+        for dt in i32 f64; do
+            run "bench_${w}_$dt" 20 90 "$PARSUM" bench "$w" --backend cuda \
+                --n 2^26 --dtype "$dt"
+        done
+    done
+    run bench_segscan_i32_offsets 20 90 "$PARSUM" bench segscan \
+        --backend cuda --n 2^26 --dtype i32 --seg-kind offsets
+    run bench_cpu_segscan_i32 20 120 "$PARSUM" bench segscan --backend cpu \
+        --n 2^26 --threads 16
+    run bench_cpu_segreduce_i32 20 120 "$PARSUM" bench segreduce \
+        --backend cpu --n 2^26 --threads 16
+fi
 if want bench; then
     J="$LOG/bench.jsonl"
     : >"$J"
@@ -216,6 +233,8 @@ if want sanitize; then
     san memcheck_errors memcheck test_errors 40 --report-api-errors no
     san racecheck_scan racecheck test_scan 90
     san racecheck_custom racecheck test_custom 40
+    san memcheck_segmented memcheck test_segmented 90
+    san racecheck_segmented racecheck test_segmented 90
     for f in "$LOG"/memcheck_*.log "$LOG"/racecheck_*.log; do
         [ -f "$f" ] && grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|Hazard" "$f" |
             tail -n 2 | sed "s|^|  $(basename "$f" .log): |" | tee -a "$SUMMARY"

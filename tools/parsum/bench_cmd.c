@@ -1,7 +1,7 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
  * reducebykey`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
  * bench/bench_cpu_seg.c) or, when the backend resolves to CUDA and the
- * CUDA benchmark is built in, bench/bench_cuda.cu. */
+ * CUDA benchmark is built in, bench/bench_cuda.cu and bench_cuda_seg.cu. */
 #include "cli.h"
 
 #include "bench_args.h"
@@ -216,14 +216,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
-    if (is_segmented(a.what)) {
-        /* The CUDA segmented benchmark (parsum_bench_cuda_segmented, to
-         * come in bench/bench_cuda*.cu) is dispatched here. */
-        fprintf(stderr, "parsum: bench %s: no CUDA benchmark for it yet; "
-                        "use --backend cpu\n",
-                a.what);
-        return CLI_EXIT_RUNTIME;
-    }
+    if (is_segmented(a.what))
+        return parsum_bench_cuda_segmented(&a);
     return parsum_bench_cuda(&a, stdout);
 #else
     fprintf(stderr, "parsum: bench: the CUDA benchmark is not built into "
