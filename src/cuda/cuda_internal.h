@@ -142,8 +142,9 @@ struct parsum__cuda_scan_call {
      * or NULL to take the context's scratch arena. */
     void *state;
 };
+/* seg: for a segmented kernel (scan_size its pair's size). */
 size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
-                                     size_t n);
+                                     size_t n, bool seg);
 parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
                                        const parsum__cuda_launch *l,
                                        const parsum__cuda_scan_call *c);

@@ -49,7 +49,7 @@ struct policy {
 #define PARSUM_K_ROWS4 8
 #endif
 #ifndef PARSUM_K_ROWS8
-#define PARSUM_K_ROWS8 8
+#define PARSUM_K_ROWS8 12
 #endif
 
 /* The table. A chain of conditionals rather than an array so that host and
@@ -81,9 +81,17 @@ __host__ __device__ constexpr bool vec_capable(u64 size)
     return (vec_elems(size) * size) % 16 == 0;
 }
 
-__host__ __device__ constexpr u64 scan_tile_elems(u64 size)
+/* Rows per thread of a scan tile; segmented scans carry a (value, flag)
+ * pair per element in registers, twice the state, so they take half the
+ * rows (and keep the occupancy of the plain scan). */
+__host__ __device__ constexpr int scan_rows(u64 size, bool seg)
 {
-    return (u64)policy_for(size).block * policy_for(size).rows *
+    return seg ? (policy_for(size).rows + 1) / 2 : policy_for(size).rows;
+}
+
+__host__ __device__ constexpr u64 scan_tile_elems(u64 size, bool seg = false)
+{
+    return (u64)policy_for(size).block * scan_rows(size, seg) *
            vec_elems(size);
 }
 
@@ -100,21 +108,42 @@ __host__ __device__ constexpr u64 slot_bytes(u64 size)
     return (size + 3) / 4 * 4;
 }
 
-/* The scan publishes per-tile values in descriptors. Elements of up to 8
+/* The scan publishes per-tile values in descriptors. Values of up to 8
  * bytes are packed with their status word into one 8- or 16-byte
  * descriptor {status, value} that is written and read with a single
  * access, so a reader that sees the status sees the value: no fence on
- * either side (CUB's ScanTileState does the same). Larger elements take a
- * value slot plus a separate status word, with GPU-scope fences between. */
-__host__ __device__ constexpr bool desc_packed(u64 size)
+ * either side (CUB's ScanTileState does the same); so are the segmented
+ * pairs of 8-byte values ({status, flag, value}: pair_value == 8). Larger
+ * values take a value slot plus a separate status word, with GPU-scope
+ * fences between. */
+__host__ __device__ constexpr bool desc_packed(u64 size, u64 pair_value = 0)
 {
-    return size <= 8;
+    return size <= 8 || (size == 16 && pair_value == 8);
 }
 
-__host__ __device__ constexpr u64 desc_bytes(u64 size)
+__host__ __device__ constexpr u64 desc_bytes(u64 size, u64 pair_value = 0)
 {
-    return size <= 4 ? 8 : size <= 8 ? 16 : slot_bytes(size);
+    return size <= 4 ? 8 : desc_packed(size, pair_value) ? 16 : slot_bytes(size);
 }
+
+/* A segmented scan's element: the value and its flag (or head count). */
+template <class T>
+struct seg_pair {
+    T v;
+    u32 k;
+};
+
+/* Whether a scanned type has packed descriptors (see desc_packed). */
+template <class T>
+struct packed_desc {
+    static constexpr bool value = sizeof(T) <= 8;
+};
+template <class X>
+struct packed_desc<seg_pair<X>> {
+    static constexpr bool value =
+        sizeof(seg_pair<X>) <= 8 ||
+        (sizeof(seg_pair<X>) == 16 && sizeof(X) == 8);
+};
 
 /* ------------------------------------------------------------------------ */
 /* Kernel arguments (the host fills these; layout shared with host code).  */

@@ -41,9 +41,8 @@ constexpr int lookback_for()
         return PARSUM_K_LOOKBACK;
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
         return 1;
-    /* The classic look-back needs packed descriptors (elements of at most
-     * 8 bytes: a segmented pair of 8-byte values is 16). */
-    return parsum_k::desc_packed(sizeof(S)) ? 2 : 1;
+    /* The classic look-back needs packed descriptors. */
+    return parsum_k::packed_desc<S>::value ? 2 : 1;
 }
 
 template <template <class, class> class OP>

@@ -54,13 +54,16 @@ struct state_layout {
     bool packed;
 };
 
-state_layout layout_for(size_t elem_size, size_t scan_size, size_t n)
+/* seg: a segmented kernel, whose scan_size is its (value, flag) pair. */
+state_layout layout_for(size_t elem_size, size_t scan_size, size_t n,
+                        bool seg)
 {
     state_layout L;
-    const size_t tile = parsum_k::scan_tile_elems(elem_size);
-    const size_t desc = parsum_k::desc_bytes(scan_size);
+    const size_t tile = parsum_k::scan_tile_elems(elem_size, seg);
+    const size_t pv = seg ? elem_size : 0;
+    const size_t desc = parsum_k::desc_bytes(scan_size, pv);
     L.tiles = n / tile + (n % tile != 0);
-    L.packed = parsum_k::desc_packed(scan_size);
+    L.packed = parsum_k::desc_packed(scan_size, pv);
     L.off_agg = 64;
     L.off_incl = round_up(L.off_agg + desc * L.tiles, 64);
     L.off_stat = round_up(L.off_incl + desc * L.tiles, 64);
@@ -70,9 +73,9 @@ state_layout layout_for(size_t elem_size, size_t scan_size, size_t n)
 } /* namespace */
 
 size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
-                                     size_t n)
+                                     size_t n, bool seg)
 {
-    state_layout L = layout_for(elem_size, scan_size, n);
+    state_layout L = layout_for(elem_size, scan_size, n, seg);
     return L.tiles > 1 ? L.bytes : 0;
 }
 
@@ -89,13 +92,14 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
         return s;
 
     const parsum_k::policy pol = parsum_k::policy_for(size);
-    const state_layout L = layout_for(size, c->scan_size, c->n);
+    const bool seg = c->seg_flags != NULL;
+    const state_layout L = layout_for(size, c->scan_size, c->n, seg);
     if (L.tiles > 0x7fffffffu)
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %zu needs %zu tiles of %zu elements; the "
                             "CUDA scan supports at most 2^31 - 1 tiles",
                             st->api, c->n, L.tiles,
-                            (size_t)parsum_k::scan_tile_elems(size));
+                            (size_t)parsum_k::scan_tile_elems(size, seg));
     unsigned char *scratch = static_cast<unsigned char *>(c->state);
     if (L.tiles > 1) {
         if (scratch == NULL)

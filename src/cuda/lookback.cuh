@@ -39,6 +39,14 @@ __device__ __forceinline__ void publish(u32 *desc, u32 *status, u64 idx,
                          desc + idx * 4u),
                      "l"((u64)st), "l"(w)
                      : "memory");
+    } else if constexpr (packed_desc<T>::value) { /* {status, k, value} */
+        u32 w[4];
+        memcpy(&w[2], &v, 8);       /* the value, first in the pair */
+        memcpy(&w[1], reinterpret_cast<const unsigned char *>(&v) + 8, 4);
+        asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::
+                         "l"(desc + idx * 4u),
+                     "r"(st), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                     : "memory");
     } else {
         store_slot(desc, idx, v);
         fence_gpu();
@@ -68,6 +76,16 @@ __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
                      : "memory");
         memcpy(&v, &w, sizeof(T));
         return (u32)st;
+    } else if constexpr (packed_desc<T>::value) {
+        u32 w[4];
+        asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                     : "l"(desc + idx * 4u)
+                     : "memory");
+        unsigned char *p = reinterpret_cast<unsigned char *>(&v);
+        memcpy(p, &w[2], 8);
+        memcpy(p + 8, &w[1], 4);
+        return w[0];
     } else {
         u32 st = ld_status(status + idx);
         if (st != TILE_NONE) {
@@ -176,7 +194,7 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
                                               const T &agg, const T &pad,
                                               int lane, const Op &op)
 {
-    static_assert(desc_packed(sizeof(T)), "classic look-back: packed only");
+    static_assert(packed_desc<T>::value, "classic look-back: packed only");
     if (lane == 0)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)

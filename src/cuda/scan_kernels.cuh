@@ -31,12 +31,6 @@ namespace parsum_k {
  * scan kernel and its look-back serve it unchanged. The reduce policy
  * counts heads instead (k1 + k2): the inclusive count at a run's last
  * element is the run's rank, which says where its total goes. */
-template <class T>
-struct seg_pair {
-    T v;
-    u32 k;
-};
-
 template <class T, class Op>
 struct seg_or_op {
     __device__ __forceinline__ seg_pair<T>
@@ -187,11 +181,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     constexpr policy P = policy_for(sizeof(T));
     constexpr int BLOCK = P.block;
     constexpr int NWARP = BLOCK / 32;
-    constexpr int R = P.rows;
+    constexpr int MODE = Seg::MODE;
+    constexpr int R = scan_rows(sizeof(T), MODE != 0);
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
-    constexpr int MODE = Seg::MODE;
     static_assert(BLOCK % 32 == 0, "bad block");
     static_assert(MODE != 2 || !REV, "segmented reduce runs forward");
     /* S: what is scanned (the element, or a (value, flag) pair). */

@@ -290,7 +290,7 @@ size_t select_scratch_bytes(size_t n)
 {
     const size_t chunks = (n + CHUNK - 1) / CHUNK;
     return round_up(chunks * 8, 256) +
-           round_up(parsum__cuda_scan_state_bytes(8, 8, chunks), 256);
+           round_up(parsum__cuda_scan_state_bytes(8, 8, chunks, false), 256);
 }
 
 /* pos[r] = index of the set flag of rank r, pos[total] = end_value,
@@ -303,7 +303,7 @@ parsum_status select_flags(parsum_context *ctx, carve *cv, const u32 *flags,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     const size_t chunks = (n + CHUNK - 1) / CHUNK;
     u64 *counts = static_cast<u64 *>(cv->take(chunks * 8));
-    void *state = cv->take(parsum__cuda_scan_state_bytes(8, 8, chunks));
+    void *state = cv->take(parsum__cuda_scan_state_bytes(8, 8, chunks, false));
     const unsigned grid = aux_grid(ctx, chunks, AUX_WARPS);
     count_flags_kernel<<<grid, AUX_BLOCK, 0, st->stream>>>(
         flags, off, n, force_first, on, counts);
@@ -380,7 +380,7 @@ parsum_status run_seg_scan(parsum_context *ctx, const parsum__cuda_launch *l,
 size_t seg_state_bytes(const parsum__cuda_launch *l, size_t n)
 {
     return parsum__cuda_scan_state_bytes(
-        l->elem_size, pair_size(l->elem_size, l->elem_align), n);
+        l->elem_size, pair_size(l->elem_size, l->elem_align), n, true);
 }
 
 } /* namespace */
