@@ -64,7 +64,10 @@ typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
  *      value.
  *  key_diff[log2(key size)]: bits[i / 64] bit i % 64 = (a[i] != b[i]) bit
  *      for bit, for i < count, where a and b point to count keys (usually
- *      one key apart); the last word's bits above count are cleared. */
+ *      one key apart); the last word's bits above count are cleared.
+ *  compress[log2(element size)]: dst[0 .. m) = the elements src[i], i <
+ *      count, whose bit i (as in sbits) is set, in order; returns m and
+ *      writes nothing past dst[m - 1]. */
 typedef void (*parsum__seg_scan_fn)(const void *in, void *out, size_t len,
                                     const uint64_t *sbits, int reverse,
                                     int exclusive, const void *carry,
@@ -72,6 +75,8 @@ typedef void (*parsum__seg_scan_fn)(const void *in, void *out, size_t len,
                                     const void *pf, size_t pf_bytes);
 typedef void (*parsum__key_diff_fn)(const void *a, const void *b,
                                     size_t count, uint64_t *bits);
+typedef size_t (*parsum__compress_fn)(const void *src, const uint64_t *bits,
+                                      size_t count, void *dst);
 
 typedef struct parsum__cpu_kernels {
     const char *isa;
@@ -79,6 +84,7 @@ typedef struct parsum__cpu_kernels {
     parsum__scan_chunk_fn scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__seg_scan_fn seg_scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__key_diff_fn key_diff[4];
+    parsum__compress_fn compress[4];
 } parsum__cpu_kernels;
 
 /* The kernel table of the instruction set in use: the best the processor
@@ -135,9 +141,11 @@ void parsum__heads_init_keys(parsum__heads *h, const void *keys,
  * cleared. Element 0 always starts a segment (forward); element n-1
  * always ends one (reverse: starts it in scan order). Reads the flags,
  * offsets (one binary search, then the offsets inside the range) or keys
- * of the range only (and one key or flag beside it). */
+ * of the range only (and one key or flag beside it). bytes: scratch of
+ * len rounded up to 64 bytes for offsets (see parsum__mark_offsets), or
+ * NULL. */
 void parsum__heads_chunk(const parsum__heads *h, size_t off, size_t len,
-                         int reverse, uint64_t *sbits);
+                         int reverse, uint64_t *sbits, unsigned char *bytes);
 
 /* 64 flag bits from bit pos of a packed flag array of which only
  * flags[0 .. nwords) may be read (the missing words read as 0). */
@@ -147,9 +155,11 @@ uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords,
  * count. */
 size_t parsum__lower_bound(const uint64_t *v, size_t count, uint64_t x);
 /* dst bit (v - lo) set for every value v of offsets[0 .. count) in
- * [lo, hi), the other bits of the ceil((hi - lo) / 64) words cleared. */
+ * [lo, hi), the other bits of the ceil((hi - lo) / 64) words cleared.
+ * bytes, if not NULL, is scratch of that many words times 64 bytes, used
+ * when the offsets are dense there. */
 void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
-                          size_t hi, uint64_t *dst);
+                          size_t hi, uint64_t *dst, unsigned char *bytes);
 
 /* The backend slots (internal.h). */
 parsum_status parsum__cpu_seg_scan(parsum_context *ctx, const void *in,

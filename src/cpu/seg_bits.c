@@ -14,8 +14,12 @@
 #include "../core/internal.h"
 #include "cpu.h"
 #include "sched.h"
+#include "seg_common.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- building blocks --------------------------------------------------- */
 
@@ -55,11 +59,45 @@ size_t parsum__lower_bound(const uint64_t *v, size_t count, uint64_t x)
     return lo;
 }
 
+/* dst word w = the 64 bytes bytes[64 w ..] as bits (nonzero: set). */
+static void pack_bytes(const unsigned char *bytes, size_t nw, uint64_t *dst)
+{
+    for (size_t w = 0; w < nw; w++) {
+        const unsigned char *b = bytes + 64 * w;
+        uint64_t r = 0;
+#if defined(__SSE2__)
+        __m128i zero = _mm_setzero_si128();
+        for (int q = 0; q < 4; q++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+            r |= (uint64_t)(~m & 0xFFFFu) << (16 * q);
+        }
+#else
+        for (int q = 0; q < 64; q++)
+            r |= (uint64_t)(b[q] != 0) << q;
+#endif
+        dst[w] = r;
+    }
+}
+
 void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
-                          size_t hi, uint64_t *dst)
+                          size_t hi, uint64_t *dst, unsigned char *bytes)
 {
     size_t s = parsum__lower_bound(offsets, count, lo);
     size_t nw = (hi - lo + 63) / 64;
+    if (bytes != NULL) {
+        size_t e = s + parsum__lower_bound(offsets + s, count - s, hi);
+        /* Dense: a byte per position, set by independent stores, then
+         * packed. Or-ing into a register per word would cost a
+         * mispredicted loop exit every word and a dependency per offset. */
+        if ((e - s) * 16 >= hi - lo) {
+            memset(bytes, 0, 64 * nw);
+            for (; s < e; s++)
+                bytes[offsets[s] - lo] = 1;
+            pack_bytes(bytes, nw, dst);
+            return;
+        }
+    }
     /* One register per output word: consecutive offsets mostly hit the
      * same word, and a read-modify-write of memory would chain them. */
     for (size_t w = 0; w < nw; w++) {
@@ -142,7 +180,7 @@ void parsum__heads_init_keys(parsum__heads *h, const void *keys,
  * positions run from 0 to n: position 0 and position n (one past the end,
  * so that the last element ends a segment) always do. */
 static void memory_heads(const parsum__heads *h, size_t lo, size_t count,
-                         uint64_t *dst)
+                         uint64_t *dst, unsigned char *bytes)
 {
     size_t n = h->n, nw = (count + 63) / 64;
     int at_end = lo + count == n + 1; /* position n is inside */
@@ -150,7 +188,7 @@ static void memory_heads(const parsum__heads *h, size_t lo, size_t count,
     if (h->kind == PARSUM__HEADS_OFFSETS) {
         /* offsets[0] == 0 and offsets[num_segments] == n mark both ends. */
         parsum__mark_offsets(h->offsets, h->num_segments + 1, lo, lo + count,
-                             dst);
+                             dst, bytes);
         return;
     }
     memset(dst, 0, nw * sizeof *dst);
@@ -174,14 +212,14 @@ static void memory_heads(const parsum__heads *h, size_t lo, size_t count,
 }
 
 void parsum__heads_chunk(const parsum__heads *h, size_t off, size_t len,
-                         int reverse, uint64_t *sbits)
+                         int reverse, uint64_t *sbits, unsigned char *bytes)
 {
     if (!reverse) {
-        memory_heads(h, off, len, sbits);
+        memory_heads(h, off, len, sbits, bytes);
         return;
     }
     /* Backward, element m starts a segment when m + 1 does forward. */
-    memory_heads(h, off + 1, len, sbits);
+    memory_heads(h, off + 1, len, sbits, bytes);
     reverse_bits(sbits, len);
 }
 
@@ -254,7 +292,7 @@ static void f2o_block(void *arg, size_t blk)
         if (e == 0)
             w |= 1;
         if (!j->write) {
-            at += (size_t)__builtin_popcountll(w);
+            at += parsum__popcount64(w);
             continue;
         }
         for (; w != 0; w &= w - 1)

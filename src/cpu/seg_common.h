@@ -2,7 +2,7 @@
  * seg_common.h - what the segmented operations' CPU files share: the
  * chain of per-chunk prefixes (the same scheme as scan.c: a slot per chunk,
  * a flag set with release order once the chunk's prefix is in it), the
- * thread count for a job, and typed element copies.
+ * thread count for a job, and counting and finding a chunk's heads.
  */
 #ifndef PARSUM_CPU_SEG_COMMON_H
 #define PARSUM_CPU_SEG_COMMON_H
@@ -59,20 +59,27 @@ static inline int parsum__seg_workers(const parsum_context *ctx,
     return (size_t)ctx->threads < most ? ctx->threads : (int)most;
 }
 
-/* dst[i] = src[j] for elements of `size` bytes; constant sizes become
- * plain loads and stores. */
-static inline void parsum__put_elem(void *dst, size_t i, const void *src,
-                                    size_t j, size_t size)
+/* Set bits of x. The generic build has no popcnt instruction, and
+ * __builtin_popcountll would then call libgcc for every word. */
+static inline size_t parsum__popcount64(uint64_t x)
 {
-    unsigned char *d = (unsigned char *)dst;
-    const unsigned char *s = (const unsigned char *)src;
-    switch (size) {
-    case 1: d[i] = s[j]; break;
-    case 2: memcpy(d + 2 * i, s + 2 * j, 2); break;
-    case 4: memcpy(d + 4 * i, s + 4 * j, 4); break;
-    case 8: memcpy(d + 8 * i, s + 8 * j, 8); break;
-    default: memcpy(d + size * i, s + size * j, size); break;
-    }
+#if defined(__POPCNT__)
+    return (size_t)__builtin_popcountll(x);
+#else
+    x = x - (x >> 1 & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (size_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* Set bits among the first len bits of w (bits above len clear). */
+static inline size_t parsum__count_heads(const uint64_t *w, size_t len)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < (len + 63) / 64; i++)
+        c += parsum__popcount64(w[i]);
+    return c;
 }
 
 /* First and last set bit among the first len bits of w (bits above len

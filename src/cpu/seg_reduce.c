@@ -39,9 +39,12 @@ typedef struct fold_ctx {
     parsum_op op;
     parsum__reduce_run_fn reduce_run;
     parsum__seg_scan_fn seg_scan;
+    parsum__compress_fn compress;
     const parsum_custom_op *cop;
     unsigned char identity[8]; /* built-in ops */
 } fold_ctx;
+
+static const int log2_size[9] = {0, 0, 1, 0, 2, 0, 0, 0, 3};
 
 static void fold_init(fold_ctx *f, parsum_dtype dtype, parsum_op op,
                       const parsum_custom_op *custom)
@@ -58,6 +61,7 @@ static void fold_init(fold_ctx *f, parsum_dtype dtype, parsum_op op,
     f->op = op;
     f->reduce_run = k->reduce_run[dtype][op];
     f->seg_scan = k->seg_scan_chunk[dtype][op];
+    f->compress = k->compress[log2_size[f->esize]];
     parsum_op_identity(dtype, op, f->identity);
 }
 
@@ -88,6 +92,15 @@ static void combine(const fold_ctx *f, const void *a, const void *b,
         parsum__combine_scalar(f->dtype, f->op, a, b, out);
 }
 
+/* ends bit k = bits bit k + 1 over ceil(len / 64) words: "a run ends at k"
+ * from "a run starts at k + 1". */
+static void ends_of(const uint64_t *bits, size_t len, uint64_t *ends)
+{
+    size_t nw = (len + 63) / 64;
+    for (size_t w = 0; w < nw; w++)
+        ends[w] = bits[w] >> 1 | (w + 1 < nw ? bits[w + 1] << 63 : 0);
+}
+
 /* ---- segmented reduce ---------------------------------------------------- */
 
 typedef struct sred_job {
@@ -101,37 +114,73 @@ typedef struct sred_job {
     size_t *lead_seg;
     unsigned char *lead;
     size_t stride;
-    unsigned char *tmp; /* per thread: head bits, then a scanned chunk */
-    size_t tmp_bytes, bits_bytes;
+    /* per thread: start bits, end bits, byte scratch, a scanned chunk */
+    unsigned char *tmp;
+    size_t tmp_bytes, bits_bytes, mark_bytes;
 } sred_job;
 
-/* Dense chunk [cb, cb + len): out[s] for segments s0 .. s1-1 starting in
- * it, and the lead piece [cb, lead_end), from one segmented scan. */
+/* out[s] for s in [s0, s1 - 1) of a dense chunk with empty segments: the
+ * scanned value at the segment's last element, or the identity. Branch
+ * free per segment (a mispredicted branch would cost more than the rest),
+ * with the element size fixed per loop. */
+#define GATHER_LOOP(T)                                                      \
+    do {                                                                    \
+        T *out_ = (T *)(void *)j->out;                                      \
+        const T *sc_ = (const T *)(const void *)sc;                         \
+        T id_;                                                              \
+        memcpy(&id_, f->identity, sizeof id_);                              \
+        uint64_t prev = o[s0];                                              \
+        for (size_t s = s0; s + 1 < s1; s++) {                              \
+            uint64_t e = o[s + 1];                                          \
+            T v = sc_[e > prev ? e - 1 - cb : 0];                           \
+            out_[s] = e > prev ? v : id_;                                   \
+            prev = e;                                                       \
+        }                                                                   \
+    } while (0)
+
+/* Dense chunk [cb, cb + len): out[s] for the segments s0 .. s1-1 (s1 >
+ * s0) that start in it, and the lead piece [cb, lead_end), from one
+ * segmented scan into the thread's buffer. Without empty segments the
+ * starts are one bit each, and segment s's fold sits just before the
+ * start of s + 1: one compress of the scan by the "ends" bits writes them
+ * all. */
 static void sred_dense(const sred_job *j, size_t cb, size_t len, size_t s0,
                        size_t s1, size_t lead_end, unsigned char *tmp)
 {
     const fold_ctx *f = &j->f;
     size_t es = f->esize, ce = cb + len;
     uint64_t *bits = (uint64_t *)(void *)tmp;
-    unsigned char *sc = tmp + j->bits_bytes;
-    parsum__mark_offsets(j->offsets, j->nseg + 1, cb, ce, bits);
+    uint64_t *ends = (uint64_t *)(void *)(tmp + j->bits_bytes);
+    unsigned char *mark = tmp + 2 * j->bits_bytes;
+    unsigned char *sc = mark + j->mark_bytes;
+    const uint64_t *o = j->offsets;
+    parsum__mark_offsets(o, j->nseg + 1, cb, ce, bits, mark);
     f->seg_scan(j->in + cb * es, sc, len, bits, 0, 0, NULL, NULL, 0, NULL, 0);
     if (lead_end > cb)
         memcpy(j->lead + (cb / j->chunk) * j->stride,
                sc + (lead_end - cb - 1) * es, es);
-    const uint64_t *o = j->offsets;
-    /* Segments ending inside the chunk; a segment's fold sits at its last
-     * element, an empty one gets the identity. */
-    size_t s = s0;
-    for (; s < s1 && o[s + 1] <= ce; s++) {
-        if (o[s + 1] > o[s])
-            parsum__put_elem(j->out, s, sc, (size_t)o[s + 1] - 1 - cb, es);
-        else
-            parsum__put_elem(j->out, s, f->identity, 0, es);
+    if (parsum__count_heads(bits, len) == s1 - s0) {
+        ends_of(bits, len, ends);
+        if (lead_end > cb) /* the lead's end is not ours */
+            ends[(lead_end - cb - 1) / 64] &=
+                ~((uint64_t)1 << ((lead_end - cb - 1) % 64));
+        f->compress(sc, ends, len, j->out + s0 * es);
+    } else {
+        switch (es) {
+        case 1: GATHER_LOOP(uint8_t); break;
+        case 2: GATHER_LOOP(uint16_t); break;
+        case 4: GATHER_LOOP(uint32_t); break;
+        default: GATHER_LOOP(uint64_t); break;
+        }
     }
-    if (s < s1) /* the last one goes on past the chunk */
-        parsum__put_elem(j->out, s, sc, len - 1, es);
+    /* the last one, which may go on past the chunk */
+    size_t e = o[s1] < ce ? (size_t)o[s1] : ce;
+    if (e > o[s1 - 1])
+        memcpy(j->out + (s1 - 1) * es, sc + (e - 1 - cb) * es, es);
+    else
+        memcpy(j->out + (s1 - 1) * es, f->identity, es);
 }
+#undef GATHER_LOOP
 
 /* Sparse chunk: one fold per piece. */
 static void sred_sparse(const sred_job *j, size_t cb, size_t len, size_t s0,
@@ -209,7 +258,10 @@ parsum_status parsum__cpu_seg_reduce(parsum_context *ctx, const void *in,
     int nt = parsum__seg_workers(ctx, j.nchunks);
     j.stride = PARSUM__ROUND64(es);
     j.bits_bytes = PARSUM__ROUND64((j.chunk / 64 + 1) * sizeof(uint64_t));
-    j.tmp_bytes = custom != NULL ? 0 : j.bits_bytes + j.chunk * es;
+    j.mark_bytes = PARSUM__ROUND64(j.chunk) + 64;
+    j.tmp_bytes = custom != NULL
+                      ? 0
+                      : 2 * j.bits_bytes + j.mark_bytes + j.chunk * es;
     size_t lead_bytes, seg_bytes, tmp_total;
     if (!parsum__mul_size(j.nchunks, j.stride, &lead_bytes) ||
         !parsum__mul_size(j.nchunks, sizeof(size_t), &seg_bytes) ||
@@ -249,8 +301,10 @@ typedef struct rbk_job {
      * the fold of the run open at its end (byte 64) */
     unsigned char *slots;
     size_t slot_bytes;
-    unsigned char *tmp; /* per thread: head bits, scanned chunk, fold */
+    /* per thread: head bits, end bits, scanned chunk, fold */
+    unsigned char *tmp;
     size_t tmp_bytes, bits_bytes;
+    parsum__compress_fn compress_keys;
     atomic_size_t next;
 } rbk_job;
 
@@ -264,69 +318,74 @@ static unsigned char *rbk_value(const rbk_job *j, size_t c)
     return j->slots + c * j->slot_bytes + 64;
 }
 
-/* Writes the runs that start in chunk [cb, cb + len) from one segmented
- * scan: the key of each, and the fold of the run each head ends (the one
- * before it; the first may have started in an earlier chunk, whose open
- * fold vprev enters the scan as its carry). */
+/* Heads of a chunk, in order: k, the head's position, and idx, its run's
+ * index, for each; the body may `continue`. */
+#define FOR_HEADS(bits, len, idx0, BODY)                                    \
+    do {                                                                    \
+        size_t idx = (idx0);                                                \
+        for (size_t w_ = 0; w_ < ((len) + 63) / 64; w_++)                   \
+            for (uint64_t b_ = (bits)[w_]; b_ != 0; b_ &= b_ - 1, idx++) {  \
+                size_t k = 64 * w_ + (size_t)__builtin_ctzll(b_);           \
+                BODY                                                        \
+            }                                                               \
+    } while (0)
+
+/* The folds of the runs that end in chunk [cb, cb + len) (those before
+ * its heads), from one segmented scan: the run before head k ends at
+ * k - 1, so one compress of the scan by "ends" writes them in order. The
+ * first may have started in an earlier chunk; its open fold vprev enters
+ * the scan as the carry, or is the value itself when the chunk starts
+ * with a head. */
 static void rbk_dense(const rbk_job *j, size_t cb, size_t len,
-                      const uint64_t *bits, size_t first, size_t idx,
-                      const void *vprev, unsigned char *sc)
+                      const uint64_t *bits, uint64_t *ends, size_t first,
+                      size_t rprev, const void *vprev, unsigned char *sc)
 {
-    size_t es = j->f.esize, ks = j->ksize;
+    size_t es = j->f.esize;
     j->f.seg_scan(j->values + cb * es, sc, len, bits, 0, 0,
                   first > 0 ? vprev : NULL, NULL, 0, NULL, 0);
-    for (size_t w = 0; w < (len + 63) / 64; w++) {
-        for (uint64_t b = bits[w]; b != 0; b &= b - 1, idx++) {
-            size_t k = 64 * w + (size_t)__builtin_ctzll(b);
-            parsum__put_elem(j->keys_out, idx, j->keys, cb + k, ks);
-            if (k > 0)
-                parsum__put_elem(j->values_out, idx - 1, sc, k - 1, es);
-            else if (vprev != NULL)
-                parsum__put_elem(j->values_out, idx - 1, vprev, 0, es);
-        }
-    }
+    if (first == 0 && vprev != NULL)
+        memcpy(j->values_out + (rprev - 1) * es, vprev, es);
+    ends_of(bits, len, ends);
+    j->f.compress(sc, ends, len,
+                  j->values_out + (rprev - (first > 0)) * es);
 }
 
 /* The same with one fold per run (long runs). */
 static void rbk_sparse(const rbk_job *j, size_t cb, size_t len,
-                       const uint64_t *bits, size_t idx, const void *vprev,
+                       const uint64_t *bits, size_t rprev, const void *vprev,
                        unsigned char *piece)
 {
-    size_t es = j->f.esize, ks = j->ksize, prev = SIZE_MAX;
-    for (size_t w = 0; w < (len + 63) / 64; w++) {
-        for (uint64_t b = bits[w]; b != 0; b &= b - 1, idx++) {
-            size_t k = 64 * w + (size_t)__builtin_ctzll(b);
-            parsum__put_elem(j->keys_out, idx, j->keys, cb + k, ks);
-            if (idx == 0) { /* the first run of all */
-                prev = k;
-                continue;
-            }
-            unsigned char *dst = j->values_out + (idx - 1) * es;
-            if (prev != SIZE_MAX) {
-                fold(&j->f, j->values + (cb + prev) * es, k - prev, dst);
-            } else if (k > 0) {
-                fold(&j->f, j->values + cb * es, k, piece);
-                combine(&j->f, vprev, piece, dst);
-            } else {
-                memcpy(dst, vprev, es);
-            }
+    size_t es = j->f.esize, prev = SIZE_MAX;
+    FOR_HEADS(bits, len, rprev, {
+        if (idx == 0) { /* the first run of all */
             prev = k;
+            continue;
         }
-    }
+        unsigned char *dst = j->values_out + (idx - 1) * es;
+        if (prev != SIZE_MAX) {
+            fold(&j->f, j->values + (cb + prev) * es, k - prev, dst);
+        } else if (k > 0) {
+            fold(&j->f, j->values + cb * es, k, piece);
+            combine(&j->f, vprev, piece, dst);
+        } else {
+            memcpy(dst, vprev, es);
+        }
+        prev = k;
+    });
 }
+#undef FOR_HEADS
 
 static void rbk_chunk(rbk_job *j, size_t c, unsigned char *tmp)
 {
     size_t es = j->f.esize, cb = c * j->chunk, first = 0, lasth = 0;
     size_t len = cb + j->chunk < j->n ? j->chunk : j->n - cb;
     uint64_t *bits = (uint64_t *)(void *)tmp;
-    unsigned char *sc = tmp + j->bits_bytes;
-    unsigned char *agg = sc + j->chunk * es;
-    parsum__heads_chunk(&j->heads, cb, len, 0, bits);
+    uint64_t *ends = (uint64_t *)(void *)(tmp + j->bits_bytes);
+    unsigned char *sc = tmp + 2 * j->bits_bytes;
+    unsigned char *agg = sc + PARSUM__ROUND64(j->chunk * es);
+    parsum__heads_chunk(&j->heads, cb, len, 0, bits, NULL);
     int has = parsum__find_heads(bits, len, &first, &lasth);
-    size_t heads = 0;
-    for (size_t w = 0; w < (len + 63) / 64; w++)
-        heads += (size_t)__builtin_popcountll(bits[w]);
+    size_t heads = parsum__count_heads(bits, len);
     /* the fold from the last head on, or of the whole chunk */
     fold(&j->f, j->values + (cb + lasth) * es, len - lasth, agg);
     size_t rprev = 0;
@@ -342,10 +401,14 @@ static void rbk_chunk(rbk_job *j, size_t c, unsigned char *tmp)
     else /* c > 0: element 0 starts a run */
         combine(&j->f, vprev, agg, rbk_value(j, c));
     parsum__slot_publish(j->slots, j->slot_bytes, c);
-    if (has && heads * DENSE_RUN_LEN > len)
-        rbk_dense(j, cb, len, bits, first, rprev, vprev, sc);
-    else if (has)
-        rbk_sparse(j, cb, len, bits, rprev, vprev, sc);
+    if (has) {
+        j->compress_keys(j->keys + cb * j->ksize, bits, len,
+                         j->keys_out + rprev * j->ksize);
+        if (heads * DENSE_RUN_LEN > len)
+            rbk_dense(j, cb, len, bits, ends, first, rprev, vprev, sc);
+        else
+            rbk_sparse(j, cb, len, bits, rprev, vprev, sc);
+    }
     if (c + 1 == j->nchunks) /* the last run ends with the input */
         memcpy(j->values_out + (rprev + heads - 1) * es, rbk_value(j, c),
                es);
@@ -390,8 +453,9 @@ parsum_status parsum__cpu_reduce_by_key(parsum_context *ctx,
     int nt = parsum__seg_workers(ctx, j.nchunks);
     j.slot_bytes = 64 + PARSUM__ROUND64(es);
     j.bits_bytes = PARSUM__ROUND64((j.chunk / 64 + 1) * sizeof(uint64_t));
-    j.tmp_bytes = j.bits_bytes + PARSUM__ROUND64(j.chunk * es) +
+    j.tmp_bytes = 2 * j.bits_bytes + PARSUM__ROUND64(j.chunk * es) +
                   PARSUM__ROUND64(es);
+    j.compress_keys = parsum__cpu_kernels_get()->compress[log2_size[j.ksize]];
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j.nchunks, j.slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j.tmp_bytes, &tmp_total))

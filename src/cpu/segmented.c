@@ -43,8 +43,9 @@ typedef struct seg_job {
     parsum__heads heads;
     unsigned char *slots; /* per chunk: flag, then P(c) at byte 64 */
     size_t slot_bytes;
-    unsigned char *tmp; /* per thread: head bits, agg, custom scratch */
-    size_t tmp_bytes, bits_bytes;
+    /* per thread: head bits, byte scratch (offsets), agg, custom scratch */
+    unsigned char *tmp;
+    size_t tmp_bytes, bits_bytes, mark_bytes;
     atomic_size_t next;
 } seg_job;
 
@@ -123,11 +124,13 @@ static void seg_chunk(seg_job *j, size_t c, size_t next, unsigned char *tmp)
     size_t s = j->esize, off, len, first = 0, lasth = 0;
     chunk_range(j, c, &off, &len);
     uint64_t *sbits = (uint64_t *)(void *)tmp;
-    unsigned char *agg = tmp + j->bits_bytes;
+    unsigned char *mark = tmp + j->bits_bytes;
+    unsigned char *agg = mark + j->mark_bytes;
     unsigned char *work = agg + PARSUM__ROUND64(s);
     const unsigned char *in = j->in + off * s;
     unsigned char *out = j->out + off * s;
-    parsum__heads_chunk(&j->heads, off, len, j->reverse, sbits);
+    parsum__heads_chunk(&j->heads, off, len, j->reverse, sbits,
+                        j->mark_bytes != 0 ? mark : NULL);
     int has = parsum__find_heads(sbits, len, &first, &lasth);
     const void *carry = NULL;
     if (has) {
@@ -188,7 +191,11 @@ static parsum_status run_seg_scan(parsum_context *ctx, seg_job *j,
     int nt = parsum__seg_workers(ctx, j->nchunks);
     j->slot_bytes = 64 + PARSUM__ROUND64(j->esize);
     j->bits_bytes = PARSUM__ROUND64((j->chunk / 64 + 1) * sizeof(uint64_t));
-    j->tmp_bytes = j->bits_bytes + 3 * PARSUM__ROUND64(j->esize);
+    j->mark_bytes = j->heads.kind == PARSUM__HEADS_OFFSETS
+                        ? PARSUM__ROUND64(j->chunk) + 64
+                        : 0;
+    j->tmp_bytes =
+        j->bits_bytes + j->mark_bytes + 3 * PARSUM__ROUND64(j->esize);
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j->nchunks, j->slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j->tmp_bytes, &tmp_total))
