@@ -397,6 +397,9 @@ PARSUM_API parsum_status parsum_segmented_scan_custom(
  * the bound of parsum_reduce for the segment's length). Complexity: O(n +
  * num_segments) work, balanced over threads / blocks by elements, not by
  * segments, so one huge segment and millions of tiny ones are both fast.
+ * On a CUDA context the call reads offsets[num_segments] back to the host
+ * (to size its grid: it synchronizes the context's stream) and handles at
+ * most 2^32 - 1 segments (PARSUM_ERR_UNSUPPORTED beyond).
  * Errors: as parsum_reduce, plus offsets NULL, out NULL with num_segments
  * > 0, offsets decreasing or not starting at 0 (CPU; see above for CUDA). */
 PARSUM_API parsum_status parsum_segmented_reduce(parsum_context *ctx,
@@ -429,6 +432,7 @@ PARSUM_API parsum_status parsum_scan_by_key(parsum_context *ctx,
  * context: then the call does not wait). keys_out and values_out must
  * have room for n elements (the worst case) and may not overlap the
  * inputs. For n == 0, *num_runs = 0. Float folds are deterministic.
+ * On a CUDA context n must be below 2^32 (PARSUM_ERR_UNSUPPORTED beyond).
  * Errors: as parsum_scan_by_key, plus num_runs NULL. */
 PARSUM_API parsum_status parsum_reduce_by_key(
     parsum_context *ctx, const void *keys_in, parsum_dtype key_dtype,
