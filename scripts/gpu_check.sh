@@ -3,7 +3,8 @@
 # machine with an NVIDIA GPU, in one run from the repository root:
 #
 #   1. build      Release, -DPARSUM_CUDA=ON, sm_90, into build-gpu/
-#   2. tests      ctest: the CUDA tests (*_cuda) but the huge one
+#   2. tests      ctest: the CUDA tests (*_cuda) but the huge one, and the
+#                 examples (on the GPU, the automatic backend there)
 #   3. bench      parsum bench scan/reduce --backend cuda: size sweeps for
 #                 i32 f32 f64 u8 against CUB and cudaMemcpy, scan variants
 #                 at 2^28, then the CPU scaling benchmark at 2^28
@@ -162,8 +163,9 @@ fi
 
 # ---- 2. tests ---------------------------------------------------------------
 if want tests; then
-    run ctest_cuda 60 240 ctest --test-dir "$BUILD" -L cuda -LE huge \
-        --output-on-failure -j3
+    # The examples run on the automatic backend: the GPU here.
+    run ctest_cuda 60 240 ctest --test-dir "$BUILD" -L 'cuda|examples' \
+        -LE huge --output-on-failure -j3
 fi
 
 # ---- 3. benchmarks ----------------------------------------------------------
