@@ -84,9 +84,22 @@ __global__ void offsets_to_flags_kernel(const u64 *offsets, u64 nseg, u64 n,
          s += stride) {
         const u64 o = offsets[s];
         /* The head of a non-empty segment; offsets past n (invalid
-         * input) touch nothing. */
-        if (o < n && offsets[s + 1] > o)
-            atomicOr(&flags[o >> 5], 1u << (o & 31));
+         * input) touch nothing. Sorted offsets put the heads of nearby
+         * segments into the same word: the lanes that share one combine
+         * their bits and one of them writes (one atomic per word and warp
+         * instead of one per segment). */
+        const bool set = o < n && offsets[s + 1] > o;
+        const u32 bit = set ? 1u << (o & 31) : 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        const u64 word = set ? o >> 5 : ~0ull;
+        const unsigned peers = __match_any_sync(__activemask(), word);
+        const u32 bits = __reduce_or_sync(peers, bit);
+        if (set && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
+            atomicOr(&flags[word], bits);
+#else
+        if (set)
+            atomicOr(&flags[o >> 5], bit);
+#endif
     }
     if (blockIdx.x == 0 && threadIdx.x == 0)
         atomicOr(&flags[0], 1u);
