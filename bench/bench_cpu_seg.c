@@ -249,7 +249,10 @@ static int time_round(seg_bench *d, double t[NPARTS])
         case 0: st = run_parsum(d); break;
         case 1: st = run_plain(d); break;
         case 2: run_serial(d); st = PARSUM_OK; break;
-        case 3: pb_copy(d->b, d->a, d->bytes, d->threads); st = PARSUM_OK; break;
+        case 3:
+            pb_copy(d->b, d->a, d->bytes, d->threads);
+            st = PARSUM_OK;
+            break;
         case 4:
             pb_copy_stream(d->b, d->a, d->bytes, d->threads);
             st = PARSUM_OK;
@@ -351,8 +354,9 @@ static double seg_bytes(const seg_bench *d)
     double offs = 8.0 * ((double)d->nseg + 1.0);
     switch (d->kind) {
     case SEGSCAN:
-        return 2.0 * v + (d->args->seg_offsets ? offs
-                                               : 4.0 * (double)((d->n + 31) / 32));
+        return 2.0 * v + (d->args->seg_offsets
+                              ? offs
+                              : 4.0 * (double)((d->n + 31) / 32));
     case SEGREDUCE:
         return v + offs + (double)d->nseg * (double)d->size;
     case SCANBYKEY:

@@ -207,7 +207,9 @@
 /* movemask gives one bit per byte (epi8) or per 4/8-byte lane (ps/pd);
  * 2-byte lanes keep every other byte bit (pext). Equal lanes set bits, so
  * the word is inverted at the end. */
-#define EQ1(x, y) ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)))
+#define EQ1(x, y)                                                           \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)))
+#define LOAD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define EQ2(x, y)                                                           \
     ((uint64_t)_pext_u32((uint32_t)_mm256_movemask_epi8(                   \
                              _mm256_cmpeq_epi16(x, y)),                     \
@@ -224,8 +226,7 @@
         const unsigned char *pb_ = (const unsigned char *)b + i * (esz);    \
         uint64_t w_ = 0;                                                    \
         for (int q_ = 0; q_ < 64 / (bits_per_vec); q_++)                    \
-            w_ |= EQ(_mm256_loadu_si256((const __m256i *)(const void *)(pa_ + 32 * q_)), \
-                     _mm256_loadu_si256((const __m256i *)(const void *)(pb_ + 32 * q_))) \
+            w_ |= EQ(LOAD256(pa_ + 32 * q_), LOAD256(pb_ + 32 * q_))        \
                   << ((bits_per_vec) * q_);                                 \
         bits[i / 64] = ~w_;                                                 \
     } while (0)

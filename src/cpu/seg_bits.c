@@ -68,7 +68,8 @@ static void pack_bytes(const unsigned char *bytes, size_t nw, uint64_t *dst)
 #if defined(__SSE2__)
         __m128i zero = _mm_setzero_si128();
         for (int q = 0; q < 4; q++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
+            __m128i v =
+                _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
             unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
             r |= (uint64_t)(~m & 0xFFFFu) << (16 * q);
         }
