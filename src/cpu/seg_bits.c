@@ -39,8 +39,17 @@ uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords, size_t pos)
 static void extract_bits(const uint32_t *flags, size_t nwords, size_t pos,
                          size_t count, uint64_t *dst)
 {
-    size_t nw = (count + 63) / 64;
-    for (size_t i = 0; i < nw; i++)
+    size_t nw = (count + 63) / 64, i = 0;
+    size_t w0 = pos / 32;
+    unsigned sh = (unsigned)(pos % 32);
+    /* Words whose three source words all exist: no bounds checks. */
+    for (; i < nw && w0 + 2 * i + 2 < nwords; i++) {
+        const uint32_t *f = flags + w0 + 2 * i;
+        uint64_t lo = f[0] | (uint64_t)f[1] << 32;
+        dst[i] = sh == 0 ? lo
+                         : lo >> sh | (uint64_t)f[2] << (64 - sh);
+    }
+    for (; i < nw; i++)
         dst[i] = parsum__flags_get64(flags, nwords, pos + 64 * i);
     if (count % 64 != 0)
         dst[nw - 1] &= ((uint64_t)1 << (count % 64)) - 1;
