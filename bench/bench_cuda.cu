@@ -482,27 +482,15 @@ extern "C" int parsum_bench_cuda(const parsum_bench_args *args, FILE *out)
                 parsum_op_name(args->op), parsum_dtype_name(args->dtype));
         return 2;
     }
-    parsum_status st = parsum_context_create(&e.ctx, PARSUM_BACKEND_CUDA);
-    if (st != PARSUM_OK) {
-        fprintf(stderr, "parsum bench: cannot create a CUDA context: %s (%s)\n",
-                parsum_status_name(st), parsum_status_string(st));
+    if (!open_device(&e.ctx, &e.prop, &e.d_stats, &e.d_sink))
         return 1;
-    }
+    e.fill_blocks = e.prop.multiProcessorCount * 8;
     int rc = 1;
     try {
-        int dev = 0;
-        PS(e.ctx, parsum_context_cuda_device(e.ctx, &dev));
-        BC(cudaSetDevice(dev));
-        BC(cudaGetDeviceProperties(&e.prop, dev));
-        e.fill_blocks = e.prop.multiProcessorCount * 8;
-        BC(cudaMalloc(&e.d_stats, 4 * sizeof(unsigned long long)));
-        BC(cudaMalloc(&e.d_sink, sizeof(unsigned)));
         rc = run(e, out);
     } catch (const bench_error &) {
         rc = 1;
     }
-    cudaFree(e.d_stats);
-    cudaFree(e.d_sink);
-    parsum_context_destroy(e.ctx);
+    close_device(e.ctx, e.d_stats, e.d_sink);
     return rc;
 }

@@ -391,19 +391,11 @@ extern "C" int parsum_bench_cuda_segmented(const parsum_bench_args *args)
                 args->what);
         return 2;
     }
-    if (parsum_context_create(&e.ctx, PARSUM_BACKEND_CUDA) != PARSUM_OK) {
-        fprintf(stderr, "parsum bench: cannot create a CUDA context\n");
+    if (!open_device(&e.ctx, &e.prop, &e.d_stats, &e.d_sink))
         return 1;
-    }
+    e.blocks = e.prop.multiProcessorCount * 8;
     int rc = 1;
     try {
-        int dev = 0;
-        PS(e.ctx, parsum_context_cuda_device(e.ctx, &dev));
-        BC(cudaSetDevice(dev));
-        BC(cudaGetDeviceProperties(&e.prop, dev));
-        e.blocks = e.prop.multiProcessorCount * 8;
-        BC(cudaMalloc(&e.d_stats, 4 * sizeof(unsigned long long)));
-        BC(cudaMalloc(&e.d_sink, sizeof(unsigned)));
         switch (args->dtype) {
         case PARSUM_I32: rc = run_typed<int32_t>(e); break;
         case PARSUM_U32: rc = run_typed<uint32_t>(e); break;
@@ -419,8 +411,6 @@ extern "C" int parsum_bench_cuda_segmented(const parsum_bench_args *args)
     } catch (const bench_error &) {
         rc = 1;
     }
-    cudaFree(e.d_stats);
-    cudaFree(e.d_sink);
-    parsum_context_destroy(e.ctx);
+    close_device(e.ctx, e.d_stats, e.d_sink);
     return rc;
 }

@@ -163,6 +163,47 @@ inline double median(std::vector<double> v)
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+/* What every CUDA benchmark opens: a CUDA context, its device made
+ * current and described, and small device buffers for statistics (4
+ * counters) and a sink. Returns false (message on stderr) on failure,
+ * having released what it took. */
+inline bool open_device(parsum_context **ctx, cudaDeviceProp *prop,
+                        unsigned long long **d_stats, unsigned **d_sink)
+{
+    *ctx = NULL;
+    *d_stats = NULL;
+    *d_sink = NULL;
+    parsum_status st = parsum_context_create(ctx, PARSUM_BACKEND_CUDA);
+    if (st != PARSUM_OK) {
+        fprintf(stderr, "parsum bench: cannot create a CUDA context: %s (%s)\n",
+                parsum_status_name(st), parsum_status_string(st));
+        return false;
+    }
+    try {
+        int dev = 0;
+        PS(*ctx, parsum_context_cuda_device(*ctx, &dev));
+        BC(cudaSetDevice(dev));
+        BC(cudaGetDeviceProperties(prop, dev));
+        BC(cudaMalloc(d_stats, 4 * sizeof(unsigned long long)));
+        BC(cudaMalloc(d_sink, sizeof(unsigned)));
+    } catch (const bench_error &) {
+        cudaFree(*d_stats);
+        parsum_context_destroy(*ctx);
+        *ctx = NULL;
+        *d_stats = NULL;
+        return false;
+    }
+    return true;
+}
+
+inline void close_device(parsum_context *ctx, unsigned long long *d_stats,
+                         unsigned *d_sink)
+{
+    cudaFree(d_stats);
+    cudaFree(d_sink);
+    parsum_context_destroy(ctx);
+}
+
 inline double gbs(double bytes, double s)
 {
     return s > 0.0 ? bytes / s * 1e-9 : 0.0;
