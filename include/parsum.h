@@ -376,7 +376,8 @@ typedef struct parsum_segments {
  * on the CPU; a CUDA context does not read device memory to check them
  * and its result is then unspecified (but memory safe within in/out).
  * Errors: as parsum_scan, plus seg NULL, unknown seg->kind, flags or
- * offsets NULL with n > 0 (offsets is always read: it may not be NULL). */
+ * offsets NULL with n > 0 (offsets is always read: it may not be NULL),
+ * out overlapping the flag words read or the offsets. */
 PARSUM_API parsum_status parsum_segmented_scan(parsum_context *ctx,
                                                const void *in, void *out,
                                                size_t n, parsum_dtype dtype,
@@ -401,7 +402,9 @@ PARSUM_API parsum_status parsum_segmented_scan_custom(
  * (to size its grid: it synchronizes the context's stream) and handles at
  * most 2^32 - 1 segments (PARSUM_ERR_UNSUPPORTED beyond).
  * Errors: as parsum_reduce, plus offsets NULL, out NULL with num_segments
- * > 0, offsets decreasing or not starting at 0 (CPU; see above for CUDA). */
+ * > 0, out overlapping in or offsets, offsets decreasing or not starting
+ * at 0 (CPU; see above for CUDA); on a CUDA context, in NULL with
+ * num_segments > 0, even if all segments are empty. */
 PARSUM_API parsum_status parsum_segmented_reduce(parsum_context *ctx,
                                                  const void *in, void *out,
                                                  const uint64_t *offsets,
@@ -431,7 +434,8 @@ PARSUM_API parsum_status parsum_scan_by_key(parsum_context *ctx,
  * number of runs to *num_runs (host memory, or device memory on a CUDA
  * context: then the call does not wait). keys_out and values_out must
  * have room for n elements (the worst case) and may not overlap the
- * inputs. For n == 0, *num_runs = 0. Float folds are deterministic.
+ * inputs or each other. For n == 0, *num_runs = 0. Float folds are
+ * deterministic.
  * On a CUDA context n must be below 2^32 (PARSUM_ERR_UNSUPPORTED beyond).
  * Errors: as parsum_scan_by_key, plus num_runs NULL. */
 PARSUM_API parsum_status parsum_reduce_by_key(
@@ -451,7 +455,8 @@ PARSUM_API parsum_status parsum_reduce_by_key(
  * segments (1 + the set bits of elements 1 .. n-1; 0 for n == 0),
  * offsets[0] = 0 and offsets[k] = n; offsets must have room for n + 1
  * values; *num_segments = k (host or, on a CUDA context, device memory).
- * Errors: NULL pointers, offsets as above (CPU), n * sizes overflowing. */
+ * Errors: NULL pointers, offsets as above (CPU), n * sizes overflowing,
+ * the output overlapping the input. */
 PARSUM_API parsum_status parsum_offsets_to_flags(parsum_context *ctx,
                                                  const uint64_t *offsets,
                                                  size_t num_segments,
