@@ -152,14 +152,24 @@ void parsum__heads_chunk(const parsum__heads *h, size_t off, size_t len,
 uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords,
                              size_t pos);
 /* The first index i in [0, count) with v[i] >= x (v non-decreasing), or
- * count. */
+ * count. _near searches outward from the index guess, in O(log of the
+ * distance): a chunk's first offset is found in a few probes from a good
+ * guess instead of log2(segments) cache misses. */
 size_t parsum__lower_bound(const uint64_t *v, size_t count, uint64_t x);
+size_t parsum__lower_bound_near(const uint64_t *v, size_t count, uint64_t x,
+                                size_t guess);
+/* Where x would sit among count offsets from 0 to n, were the segments
+ * of equal length: the guess for _near. */
+size_t parsum__offsets_guess(uint64_t x, size_t count, uint64_t n);
 /* dst bit (v - lo) set for every value v of offsets[0 .. count) in
  * [lo, hi), the other bits of the ceil((hi - lo) / 64) words cleared.
  * bytes, if not NULL, is scratch of that many words times 64 bytes, used
- * when the offsets are dense there. */
-void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
-                          size_t hi, uint64_t *dst, unsigned char *bytes);
+ * when the offsets are dense there; guess: an index near the first offset
+ * >= lo (see parsum__lower_bound_near). Returns the index of the first
+ * offset >= hi (or count). */
+size_t parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
+                            size_t hi, uint64_t *dst, unsigned char *bytes,
+                            size_t guess);
 
 /* The backend slots (internal.h). */
 parsum_status parsum__cpu_seg_scan(parsum_context *ctx, const void *in,

@@ -90,23 +90,53 @@ static void pack_bytes(const unsigned char *bytes, size_t nw, uint64_t *dst)
     }
 }
 
-void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
-                          size_t hi, uint64_t *dst, unsigned char *bytes)
+size_t parsum__lower_bound_near(const uint64_t *v, size_t count, uint64_t x,
+                                size_t guess)
 {
-    size_t s = parsum__lower_bound(offsets, count, lo);
-    size_t nw = (hi - lo + 63) / 64;
-    if (bytes != NULL) {
-        size_t e = s + parsum__lower_bound(offsets + s, count - s, hi);
-        /* Dense: a byte per position, set by independent stores, then
-         * packed. Or-ing into a register per word would cost a
-         * mispredicted loop exit every word and a dependency per offset. */
-        if ((e - s) * 16 >= hi - lo) {
-            memset(bytes, 0, 64 * nw);
-            for (; s < e; s++)
-                bytes[offsets[s] - lo] = 1;
-            pack_bytes(bytes, nw, dst);
-            return;
+    if (count == 0)
+        return 0;
+    size_t g = guess < count ? guess : count - 1, d = 1;
+    if (v[g] < x) { /* gallop up: the answer is above g */
+        size_t a = g + 1;
+        while (a + d - 1 < count && v[a + d - 1] < x) {
+            a += d;
+            d *= 2;
         }
+        size_t b = a + d - 1 < count ? a + d - 1 : count;
+        return a + parsum__lower_bound(v + a, b - a, x);
+    }
+    size_t b = g; /* v[b] >= x: gallop down */
+    while (b >= d && v[b - d] >= x) {
+        b -= d;
+        d *= 2;
+    }
+    size_t a = b >= d ? b - d + 1 : 0;
+    return a + parsum__lower_bound(v + a, b - a, x);
+}
+
+size_t parsum__offsets_guess(uint64_t x, size_t count, uint64_t n)
+{
+    if (n == 0 || count == 0)
+        return 0;
+    return (size_t)((double)x / (double)n * (double)(count - 1));
+}
+
+size_t parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
+                            size_t hi, uint64_t *dst, unsigned char *bytes,
+                            size_t guess)
+{
+    size_t s = parsum__lower_bound_near(offsets, count, lo, guess);
+    size_t nw = (hi - lo + 63) / 64, probe = s + (hi - lo) / 16;
+    /* Dense (one offset per 16 positions or more): a byte per position,
+     * set by independent stores, then packed. Or-ing into a register per
+     * word would cost a mispredicted loop exit every word and a dependency
+     * per offset. */
+    if (bytes != NULL && probe < count && offsets[probe] < hi) {
+        memset(bytes, 0, 64 * nw);
+        for (; s < count && offsets[s] < hi; s++)
+            bytes[offsets[s] - lo] = 1;
+        pack_bytes(bytes, nw, dst);
+        return s;
     }
     /* One register per output word: consecutive offsets mostly hit the
      * same word, and a read-modify-write of memory would chain them. */
@@ -118,6 +148,7 @@ void parsum__mark_offsets(const uint64_t *offsets, size_t count, size_t lo,
             acc |= (uint64_t)1 << (offsets[s++] - base);
         dst[w] = acc;
     }
+    return s;
 }
 
 static uint64_t rev64(uint64_t x)
@@ -176,14 +207,13 @@ void parsum__heads_init_segments(parsum__heads *h, const parsum_segments *seg,
 void parsum__heads_init_keys(parsum__heads *h, const void *keys,
                              parsum_dtype key_dtype, size_t n)
 {
-    static const int log2_size[9] = {0, 0, 1, 0, 2, 0, 0, 0, 3};
     memset(h, 0, sizeof *h);
     h->n = n;
     h->kind = PARSUM__HEADS_KEYS;
     h->keys = keys;
     h->key_size = parsum_dtype_size(key_dtype);
     h->key_diff =
-        parsum__cpu_kernels_get()->key_diff[log2_size[h->key_size]];
+        parsum__cpu_kernels_get()->key_diff[parsum__log2_size(h->key_size)];
 }
 
 /* dst bit j = "position lo + j starts a segment" for j < count, where
@@ -197,8 +227,9 @@ static void memory_heads(const parsum__heads *h, size_t lo, size_t count,
     size_t inner = count - (size_t)at_end; /* positions below n */
     if (h->kind == PARSUM__HEADS_OFFSETS) {
         /* offsets[0] == 0 and offsets[num_segments] == n mark both ends. */
-        parsum__mark_offsets(h->offsets, h->num_segments + 1, lo, lo + count,
-                             dst, bytes);
+        size_t c = h->num_segments + 1;
+        (void)parsum__mark_offsets(h->offsets, c, lo, lo + count, dst, bytes,
+                                   parsum__offsets_guess(lo, c, h->n));
         return;
     }
     memset(dst, 0, nw * sizeof *dst);

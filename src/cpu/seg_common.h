@@ -59,6 +59,13 @@ static inline int parsum__seg_workers(const parsum_context *ctx,
     return (size_t)ctx->threads < most ? ctx->threads : (int)most;
 }
 
+/* log2 of an element size of 1, 2, 4 or 8 bytes: the index of the
+ * size-only kernels (key_diff, compress). */
+static inline int parsum__log2_size(size_t size)
+{
+    return size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+}
+
 /* Set bits of x. The generic build has no popcnt instruction, and
  * __builtin_popcountll would then call libgcc for every word. */
 static inline size_t parsum__popcount64(uint64_t x)

@@ -12,10 +12,13 @@
  *    with the lane-parallel reduce_run kernel;
  *  - dense chunks: one segmented inclusive scan of the chunk into a
  *    per-thread buffer (the kernel of the segmented scan, kernels_seg.inc)
- *    and each run's fold read off at its last element. This costs a few
- *    vector operations per element whatever the run lengths, where a call
- *    or an unpredictable loop per run of 1-8 elements would cost tens of
- *    cycles per run.
+ *    and each run's fold read off at its last element, all at once by a
+ *    vector compress of the scan with the runs' end bits. This costs a
+ *    few vector operations per element whatever the run lengths, where a
+ *    call or an unpredictable loop per run of 1-8 elements would cost tens
+ *    of cycles per run.
+ * Custom operators (segmented reduce only) take the sparse way, with a
+ * plain loop per run.
  * A run that crosses chunk boundaries is folded per chunk and the pieces
  * are combined in chunk order: for the segmented reduce in a short serial
  * pass after the parallel one, for reduce by key through the chain of
@@ -44,8 +47,6 @@ typedef struct fold_ctx {
     unsigned char identity[8]; /* built-in ops */
 } fold_ctx;
 
-static const int log2_size[9] = {0, 0, 1, 0, 2, 0, 0, 0, 3};
-
 static void fold_init(fold_ctx *f, parsum_dtype dtype, parsum_op op,
                       const parsum_custom_op *custom)
 {
@@ -61,7 +62,7 @@ static void fold_init(fold_ctx *f, parsum_dtype dtype, parsum_op op,
     f->op = op;
     f->reduce_run = k->reduce_run[dtype][op];
     f->seg_scan = k->seg_scan_chunk[dtype][op];
-    f->compress = k->compress[log2_size[f->esize]];
+    f->compress = k->compress[parsum__log2_size(f->esize)];
     parsum_op_identity(dtype, op, f->identity);
 }
 
@@ -140,12 +141,13 @@ typedef struct sred_job {
 
 /* Dense chunk [cb, cb + len): out[s] for the segments s0 .. s1-1 (s1 >
  * s0) that start in it, and the lead piece [cb, lead_end), from one
- * segmented scan into the thread's buffer. Without empty segments the
- * starts are one bit each, and segment s's fold sits just before the
- * start of s + 1: one compress of the scan by the "ends" bits writes them
- * all. */
-static void sred_dense(const sred_job *j, size_t cb, size_t len, size_t s0,
-                       size_t s1, size_t lead_end, unsigned char *tmp)
+ * segmented scan into the thread's buffer; returns s1. Without empty
+ * segments the starts are one bit each, and segment s's fold sits just
+ * before the start of s + 1: one compress of the scan by the "ends" bits
+ * writes them all. */
+static size_t sred_dense(const sred_job *j, size_t cb, size_t len,
+                         size_t s0, int last_chunk, size_t lead_end,
+                         unsigned char *tmp)
 {
     const fold_ctx *f = &j->f;
     size_t es = f->esize, ce = cb + len;
@@ -154,7 +156,9 @@ static void sred_dense(const sred_job *j, size_t cb, size_t len, size_t s0,
     unsigned char *mark = tmp + 2 * j->bits_bytes;
     unsigned char *sc = mark + j->mark_bytes;
     const uint64_t *o = j->offsets;
-    parsum__mark_offsets(o, j->nseg + 1, cb, ce, bits, mark);
+    size_t s1 = parsum__mark_offsets(o, j->nseg + 1, cb, ce, bits, mark, s0);
+    if (last_chunk) /* with the empty segments at n */
+        s1 = j->nseg;
     f->seg_scan(j->in + cb * es, sc, len, bits, 0, 0, NULL, NULL, 0, NULL, 0);
     if (lead_end > cb)
         memcpy(j->lead + (cb / j->chunk) * j->stride,
@@ -179,19 +183,20 @@ static void sred_dense(const sred_job *j, size_t cb, size_t len, size_t s0,
         memcpy(j->out + (s1 - 1) * es, sc + (e - 1 - cb) * es, es);
     else
         memcpy(j->out + (s1 - 1) * es, f->identity, es);
+    return s1;
 }
 #undef GATHER_LOOP
 
-/* Sparse chunk: one fold per piece. */
-static void sred_sparse(const sred_job *j, size_t cb, size_t len, size_t s0,
-                        size_t s1, size_t lead_end)
+/* Sparse chunk: one fold per piece; returns s1 as sred_dense. */
+static size_t sred_sparse(const sred_job *j, size_t cb, size_t len,
+                          size_t s0, int last_chunk, size_t lead_end)
 {
     const fold_ctx *f = &j->f;
-    size_t es = f->esize, ce = cb + len;
+    size_t es = f->esize, ce = cb + len, s = s0;
     if (lead_end > cb)
         fold(f, j->in + cb * es, lead_end - cb,
              j->lead + (cb / j->chunk) * j->stride);
-    for (size_t s = s0; s < s1; s++) {
+    for (; s < j->nseg && (last_chunk || j->offsets[s] < ce); s++) {
         size_t b = (size_t)j->offsets[s], e = (size_t)j->offsets[s + 1];
         e = e < ce ? e : ce;
         if (e > b)
@@ -199,36 +204,43 @@ static void sred_sparse(const sred_job *j, size_t cb, size_t len, size_t s0,
         else
             memcpy(j->out + s * es, identity_of(f), es);
     }
+    return s;
 }
 
-static void sred_chunk(const sred_job *j, size_t c, unsigned char *tmp)
+/* Chunk c; *s0p is the first segment starting at or after the chunk's
+ * first element, on return the next chunk's. */
+static void sred_chunk(const sred_job *j, size_t c, size_t *s0p,
+                       unsigned char *tmp)
 {
-    size_t cb = c * j->chunk;
+    size_t cb = c * j->chunk, s0 = *s0p;
     size_t ce = cb + j->chunk < j->n ? cb + j->chunk : j->n;
     const uint64_t *o = j->offsets;
-    /* Segments that start in [cb, ce); the last chunk also takes the
-     * empty segments at n. */
-    size_t s0 = parsum__lower_bound(o, j->nseg + 1, cb);
-    size_t s1 = c + 1 == j->nchunks ? j->nseg
-                                    : parsum__lower_bound(o, j->nseg + 1, ce);
+    int last_chunk = c + 1 == j->nchunks;
     /* Elements before the first start continue segment s0 - 1. */
     size_t lead_end = o[s0] < ce ? (size_t)o[s0] : ce;
     j->lead_seg[c] = lead_end > cb ? s0 - 1 : SIZE_MAX;
-    if (j->f.cop == NULL && (s1 - s0) * DENSE_RUN_LEN > ce - cb)
-        sred_dense(j, cb, ce - cb, s0, s1, lead_end, tmp);
+    /* Dense: more than one segment start per DENSE_RUN_LEN elements. */
+    size_t probe = s0 + (ce - cb) / DENSE_RUN_LEN;
+    if (j->f.cop == NULL && probe < j->nseg && o[probe] < ce)
+        *s0p = sred_dense(j, cb, ce - cb, s0, last_chunk, lead_end, tmp);
     else
-        sred_sparse(j, cb, ce - cb, s0, s1, lead_end);
+        *s0p = sred_sparse(j, cb, ce - cb, s0, last_chunk, lead_end);
 }
 
 static void sred_worker(void *arg, int tid, int nt)
 {
     sred_job *j = arg;
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
-    /* A static split: every chunk's work is independent. */
+    /* A static split: every chunk's work is independent, and a thread's
+     * chunks are consecutive, so each chunk's first segment is where the
+     * previous one's search ended. */
     size_t c0 = j->nchunks * (size_t)tid / (size_t)nt;
     size_t c1 = j->nchunks * (size_t)(tid + 1) / (size_t)nt;
+    size_t cnt = j->nseg + 1, x = c0 * j->chunk;
+    size_t s0 = parsum__lower_bound_near(
+        j->offsets, cnt, x, parsum__offsets_guess(x, cnt, j->n));
     for (size_t c = c0; c < c1; c++)
-        sred_chunk(j, c, tmp);
+        sred_chunk(j, c, &s0, tmp);
 }
 
 parsum_status parsum__cpu_seg_reduce(parsum_context *ctx, const void *in,
@@ -455,7 +467,8 @@ parsum_status parsum__cpu_reduce_by_key(parsum_context *ctx,
     j.bits_bytes = PARSUM__ROUND64((j.chunk / 64 + 1) * sizeof(uint64_t));
     j.tmp_bytes = 2 * j.bits_bytes + PARSUM__ROUND64(j.chunk * es) +
                   PARSUM__ROUND64(es);
-    j.compress_keys = parsum__cpu_kernels_get()->compress[log2_size[j.ksize]];
+    j.compress_keys =
+        parsum__cpu_kernels_get()->compress[parsum__log2_size(j.ksize)];
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j.nchunks, j.slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j.tmp_bytes, &tmp_total))
