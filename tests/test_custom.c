@@ -16,59 +16,36 @@
  * plus the seeds' example: the 3-D point (float x, y, z) farthest from the
  * origin, ties going to the earlier point, identity the origin (12-byte
  * element; integer coordinates keep the squared norms exact, so the CUDA
- * version compiled by NVRTC decides every tie the same way).
+ * version compiled by NVRTC decides every tie the same way). The affine
+ * maps over uint32 (aff32) and the 3-D point (pt3) are shared with
+ * test_segmented_reduce.c: test_ops.h.
  *
  * Every operator also carries its CUDA source (cuda_type, cuda_type_name,
  * cuda_combine) for the CUDA backend. A case the backend answers with
  * PARSUM_ERR_UNSUPPORTED where parsum.h allows it (1024-byte elements on
  * CUDA) is reported as skipped.
  */
-#include "test_util.h"
+#include "test_ops.h"
 
 #include "ref/ref.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Set by a combine callback that got a `user` other than the op's. */
-static atomic_int bad_user;
-
-/* ---- affine maps over uint32 ------------------------------------------ */
-typedef struct aff32 {
-    uint32_t a, b;
-} aff32;
-static int aff32_tag;
-
-static void aff32_combine(const void *pa, const void *pb, void *out,
-                          void *user)
-{
-    aff32 f, g, r;
-    memcpy(&f, pa, sizeof f);
-    memcpy(&g, pb, sizeof g);
-    r.a = f.a * g.a;
-    r.b = g.a * f.b + g.b;
-    memcpy(out, &r, sizeof r);
-    if (user != &aff32_tag)
-        atomic_store(&bad_user, 1);
-}
-
-static const aff32 aff32_identity = {1, 0};
-static const parsum_custom_op aff32_op = {
-    sizeof(aff32), &aff32_identity, aff32_combine, &aff32_tag,
-    "struct Aff { unsigned int a, b; };", "Aff",
-    "Aff r; r.a = a.a * b.a; r.b = b.a * a.b + b.b; return r;"};
-
-static void aff32_fill(tu_rng *r, void *buf, size_t n, size_t es)
+/* ---- aff32 and pt3 (test_ops.h) --------------------------------------- */
+/* The case table's fills also take the element size (wide_fill_es needs
+ * it); these two do not. */
+static void aff32_fill_es(tu_rng *r, void *buf, size_t n, size_t es)
 {
     (void)es;
-    aff32 *p = buf;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = tu_next(r);
-        p[i].a = (uint32_t)v | 1; /* odd: the product never dies out */
-        p[i].b = (uint32_t)(v >> 32);
-    }
+    aff32_fill(r, buf, n);
+}
+
+static void pt3_fill_es(tu_rng *r, void *buf, size_t n, size_t es)
+{
+    (void)es;
+    pt3_fill(r, buf, n);
 }
 
 /* ---- 3x3 matrices over uint64 (72 bytes) ------------------------------ */
@@ -98,7 +75,7 @@ static const parsum_custom_op mat3_op = {
     "r.m[3*i+j] = a.m[3*i]*b.m[j] + a.m[3*i+1]*b.m[3+j] + a.m[3*i+2]*b.m[6+j]; "
     "return r;"};
 
-static void mat3_fill(tu_rng *r, void *buf, size_t n, size_t es)
+static void mat3_fill_es(tu_rng *r, void *buf, size_t n, size_t es)
 {
     (void)es;
     uint64_t *p = buf;
@@ -123,7 +100,7 @@ static const parsum_custom_op lastnz_op = {
     1, &lastnz_identity, lastnz_combine, NULL, "", "unsigned char",
     "return b != 0 ? b : a;"};
 
-static void lastnz_fill(tu_rng *r, void *buf, size_t n, size_t es)
+static void lastnz_fill_es(tu_rng *r, void *buf, size_t n, size_t es)
 {
     (void)es;
     uint8_t *p = buf;
@@ -164,53 +141,15 @@ static const parsum_custom_op wide256_op = {
 static const parsum_custom_op wide1024_op = {
     1024, wide_identity, wide_combine, (void *)&maps64, WIDE_CUDA(64, 128)};
 
-static void wide_fill(tu_rng *r, void *buf, size_t n, size_t es)
+static void wide_fill_es(tu_rng *r, void *buf, size_t n, size_t es)
 {
     uint64_t *p = buf;
     for (size_t i = 0; i < es / 8 * n; i++)
         p[i] = tu_next(r) | ((i & 1) == 0); /* odd multipliers */
 }
-#define wide128_fill wide_fill
-#define wide256_fill wide_fill
-#define wide1024_fill wide_fill
-
-/* ---- farthest 3-D point (12 bytes): the seeds' example ---------------- */
-typedef struct pt3 {
-    float x, y, z;
-} pt3;
-
-static float mag2(const pt3 *p)
-{
-    return p->x * p->x + p->y * p->y + p->z * p->z;
-}
-
-static void pt3_combine(const void *pa, const void *pb, void *out, void *user)
-{
-    pt3 a, b;
-    (void)user;
-    memcpy(&a, pa, sizeof a);
-    memcpy(&b, pb, sizeof b);
-    memcpy(out, mag2(&b) > mag2(&a) ? &b : &a, sizeof a);
-}
-
-static const pt3 pt3_identity = {0, 0, 0};
-static const parsum_custom_op pt3_op = {
-    sizeof(pt3), &pt3_identity, pt3_combine, NULL,
-    "struct P3 { float x, y, z; };\n"
-    "inline float mag2(const P3 &p) "
-    "{ return p.x * p.x + p.y * p.y + p.z * p.z; }\n",
-    "P3", "return mag2(b) > mag2(a) ? b : a;"};
-
-static void pt3_fill(tu_rng *r, void *buf, size_t n, size_t es)
-{
-    (void)es;
-    pt3 *p = buf;
-    for (size_t i = 0; i < n; i++) { /* small integers: many exact ties */
-        p[i].x = (float)((int)tu_below(r, 13) - 6);
-        p[i].y = (float)((int)tu_below(r, 13) - 6);
-        p[i].z = (float)((int)tu_below(r, 13) - 6);
-    }
-}
+#define wide128_fill_es wide_fill_es
+#define wide256_fill_es wide_fill_es
+#define wide1024_fill_es wide_fill_es
 
 /* ------------------------------------------------------------------------ */
 
@@ -371,11 +310,11 @@ static void test_custom_case(void **state)
     size_t m = tu_sizes(c->op->elem_size, sizes);
     size_t chunk = tu_chunk(c->op->elem_size);
     sizes[m++] = 5 * chunk + 3; /* one more boundary mix */
-    atomic_store(&bad_user, 0);
+    atomic_store(&test_ops_bad_user, 0);
     for (size_t k = 0; k < m; k++)
         if (sizes[k] <= c->max_n)
             check_custom(c, sizes[k], &failures);
-    if (atomic_load(&bad_user))
+    if (atomic_load(&test_ops_bad_user))
         tu_report(&failures, "  %s: combine got a user pointer other than "
                   "op->user\n", c->name);
     assert_int_equal(failures, 0);
@@ -383,7 +322,7 @@ static void test_custom_case(void **state)
 
 #define CC(NAME, MAXN) \
     {"custom_" #NAME, test_custom_case, NULL, NULL, \
-     &(custom_case){#NAME, &NAME##_op, NAME##_fill, MAXN}}
+     &(custom_case){#NAME, &NAME##_op, NAME##_fill_es, MAXN}}
 
 static const struct CMUnitTest tests[] = {
     CC(aff32, (size_t)-1),

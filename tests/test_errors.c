@@ -7,7 +7,8 @@
  * non-empty parsum_last_error() that names the bad argument as a word
  * ("in", "out", "result", "dtype", "op", "flags", "elem_size", ...) and is
  * fresh (before each call an unrelated error is recorded, which must be
- * replaced), and (3) a context that still works: a correct scan follows.
+ * replaced), and (3) a context that still works: a correct scan follows
+ * (the harness, shared with test_segmented_errors.c: test_err_util.h).
  *
  * Also covered: NULL data with n == 0 (allowed; reduce gives the
  * identity), status names and strings for every entry of
@@ -18,109 +19,13 @@
  * on the CPU) and, on CUDA, host pointers given as data, misaligned
  * elements and custom operators with missing or broken CUDA source.
  */
-#include "test_util.h"
+#include "test_err_util.h"
 
-#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t failures;
-static char primed[512];
-
-/* Records an unrelated error on tu_ctx, so that a call that fails without
- * setting its own message shows (its message would still be this one). */
-static void prime_error(void)
-{
-    (void)parsum_copy(tu_ctx, NULL, NULL, 1, (parsum_copy_kind)99);
-    snprintf(primed, sizeof primed, "%s", parsum_last_error(tu_ctx));
-}
-
-static bool is_ident(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
-}
-
-/* True when word occurs in msg with no identifier character either side. */
-static bool has_word(const char *msg, const char *word)
-{
-    size_t len = strlen(word);
-    for (const char *p = strstr(msg, word); p != NULL; p = strstr(p + 1, word))
-        if ((p == msg || !is_ident(p[-1])) && !is_ident(p[len]))
-            return true;
-    return false;
-}
-
-/* A scan of 100 I32 in place, checked against a plain loop. */
-static void check_usable(int line)
-{
-    int32_t h[100], got[100];
-    for (int i = 0; i < 100; i++)
-        h[i] = i * 7 - 300;
-    void *d = tu_dev_alloc(sizeof h);
-    tu_upload(d, h, sizeof h);
-    parsum_status st = parsum_scan(tu_ctx, d, d, 100, PARSUM_I32, PARSUM_SUM, 0);
-    tu_download(got, d, sizeof got);
-    tu_dev_free(d);
-    int32_t acc = 0;
-    bool ok = st == PARSUM_OK;
-    for (int i = 0; i < 100 && ok; i++) {
-        acc += h[i];
-        ok = got[i] == acc;
-    }
-    if (!ok)
-        tu_report(&failures, "  line %d: the context is not usable after the "
-                  "error (%s)\n", line, parsum_status_name(st));
-}
-
-static void expect_err(int line, const char *call, parsum_status st,
-                       parsum_status want, const char *word)
-{
-    const char *msg = parsum_last_error(tu_ctx);
-    if (st != want) {
-        tu_report(&failures, "  line %d: %s returned %s, expected %s (%s)\n",
-                  line, call, parsum_status_name(st), parsum_status_name(want),
-                  msg);
-    } else if (msg == NULL || *msg == '\0') {
-        tu_report(&failures, "  line %d: %s: empty parsum_last_error\n", line,
-                  call);
-    } else if (strcmp(msg, primed) == 0) {
-        tu_report(&failures, "  line %d: %s did not set parsum_last_error "
-                  "(still \"%s\")\n", line, call, msg);
-    } else if (!has_word(msg, word)) {
-        tu_report(&failures, "  line %d: %s: message \"%s\" does not name "
-                  "\"%s\"\n", line, call, msg, word);
-    }
-    check_usable(line);
-}
-
-#define EXPECT_ERR(call, want, word) \
-    expect_err(__LINE__, #call, (prime_error(), (call)), want, word)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        parsum_status st_ = (call);                                          \
-        if (st_ != (want))                                                   \
-            tu_report(&failures, "  line %d: %s returned %s, expected %s\n", \
-                      __LINE__, #call, parsum_status_name(st_),              \
-                      parsum_status_name(want));                             \
-    } while (0)
-
-/* A trivial custom operator (u32 sum) with its CUDA source. */
-static void u32_add(const void *a, const void *b, void *out, void *user)
-{
-    uint32_t x, y;
-    (void)user;
-    memcpy(&x, a, 4);
-    memcpy(&y, b, 4);
-    x += y;
-    memcpy(out, &x, 4);
-}
-static const uint32_t zero32 = 0;
-static const parsum_custom_op add_op = {4, &zero32, u32_add, NULL, "",
-                                        "unsigned int", "return a + b;"};
 
 /* Context buffers of 1000 8-byte elements for the calls below. */
 static void *din, *dout;
@@ -129,7 +34,7 @@ static unsigned char result[1024];
 static int setup(void **state)
 {
     (void)state;
-    failures = 0;
+    te_failures = 0;
     din = tu_dev_alloc(8000);
     dout = tu_dev_alloc(8000);
     tu_dev_poison(din, 8000);
@@ -151,8 +56,8 @@ static void test_null_context(void **state)
     const parsum_status np = PARSUM_ERR_NULL_POINTER;
     EXPECT_STATUS(parsum_scan(NULL, din, dout, 10, PARSUM_I32, PARSUM_SUM, 0), np);
     EXPECT_STATUS(parsum_reduce(NULL, din, 10, PARSUM_I32, PARSUM_SUM, result), np);
-    EXPECT_STATUS(parsum_scan_custom(NULL, din, dout, 10, &add_op, 0), np);
-    EXPECT_STATUS(parsum_reduce_custom(NULL, din, 10, &add_op, result), np);
+    EXPECT_STATUS(parsum_scan_custom(NULL, din, dout, 10, &te_add_op, 0), np);
+    EXPECT_STATUS(parsum_reduce_custom(NULL, din, 10, &te_add_op, result), np);
     EXPECT_STATUS(parsum_context_set_threads(NULL, 2), np);
     EXPECT_STATUS(parsum_context_reserve(NULL, 100), np);
     EXPECT_STATUS(parsum_context_set_workspace(NULL, NULL, 0), np);
@@ -161,8 +66,8 @@ static void test_null_context(void **state)
     EXPECT_STATUS(parsum_synchronize(NULL), np);
     const char *m = parsum_last_error(NULL);
     if (m == NULL || *m == '\0')
-        tu_report(&failures, "  parsum_last_error(NULL) is empty\n");
-    assert_int_equal(failures, 0);
+        tu_report(&te_failures, "  parsum_last_error(NULL) is empty\n");
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_null_buffers(void **state)
@@ -174,10 +79,10 @@ static void test_null_buffers(void **state)
     EXPECT_ERR(parsum_reduce(tu_ctx, NULL, 10, PARSUM_F64, PARSUM_MAX, result), np, "in");
     EXPECT_ERR(parsum_reduce(tu_ctx, din, 10, PARSUM_F64, PARSUM_MAX, NULL), np, "result");
     EXPECT_ERR(parsum_reduce(tu_ctx, din, 0, PARSUM_F64, PARSUM_MAX, NULL), np, "result");
-    EXPECT_ERR(parsum_scan_custom(tu_ctx, NULL, dout, 10, &add_op, 0), np, "in");
-    EXPECT_ERR(parsum_scan_custom(tu_ctx, din, NULL, 10, &add_op, 0), np, "out");
-    EXPECT_ERR(parsum_reduce_custom(tu_ctx, NULL, 10, &add_op, result), np, "in");
-    EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, &add_op, NULL), np, "result");
+    EXPECT_ERR(parsum_scan_custom(tu_ctx, NULL, dout, 10, &te_add_op, 0), np, "in");
+    EXPECT_ERR(parsum_scan_custom(tu_ctx, din, NULL, 10, &te_add_op, 0), np, "out");
+    EXPECT_ERR(parsum_reduce_custom(tu_ctx, NULL, 10, &te_add_op, result), np, "in");
+    EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, &te_add_op, NULL), np, "result");
 
     /* n == 0: NULL data is fine, and reduce gives the identity. */
     for (int d = 0; d < PARSUM_DTYPE_COUNT; d++) {
@@ -190,22 +95,22 @@ static void test_null_buffers(void **state)
                                         (parsum_op)op, result), PARSUM_OK);
             TU_OK(parsum_op_identity((parsum_dtype)d, (parsum_op)op, id));
             if (memcmp(id, result, parsum_dtype_size((parsum_dtype)d)) != 0)
-                tu_report(&failures, "  reduce %s %s of n = 0 is not the "
+                tu_report(&te_failures, "  reduce %s %s of n = 0 is not the "
                           "identity\n", parsum_dtype_name((parsum_dtype)d),
                           parsum_op_name((parsum_op)op));
         }
     }
-    parsum_status st = parsum_scan_custom(tu_ctx, NULL, NULL, 0, &add_op, 0);
+    parsum_status st = parsum_scan_custom(tu_ctx, NULL, NULL, 0, &te_add_op, 0);
     bool unsup = st == PARSUM_ERR_UNSUPPORTED && tu_backend != PARSUM_BACKEND_CPU;
     if (!unsup) {
         EXPECT_STATUS(st, PARSUM_OK);
         memset(result, TU_POISON, 4);
-        EXPECT_STATUS(parsum_reduce_custom(tu_ctx, NULL, 0, &add_op, result),
+        EXPECT_STATUS(parsum_reduce_custom(tu_ctx, NULL, 0, &te_add_op, result),
                       PARSUM_OK);
-        if (memcmp(result, &zero32, 4) != 0)
-            tu_report(&failures, "  reduce_custom of n = 0 is not the identity\n");
+        if (memcmp(result, te_add_op.identity, 4) != 0)
+            tu_report(&te_failures, "  reduce_custom of n = 0 is not the identity\n");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_bad_enums(void **state)
@@ -232,10 +137,10 @@ static void test_bad_enums(void **state)
     for (int k = 0; k < 4; k++) {
         EXPECT_ERR(parsum_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM,
                                bad_flags[k]), ia, "flags");
-        EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &add_op,
+        EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &te_add_op,
                                       bad_flags[k]), ia, "flags");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_overlap(void **state)
@@ -248,20 +153,20 @@ static void test_overlap(void **state)
     EXPECT_ERR(parsum_scan(tu_ctx, b, b + 1, 10, PARSUM_I32, PARSUM_SUM, 0), ia, "out");
     EXPECT_ERR(parsum_scan(tu_ctx, b, b + 36, 10, PARSUM_I32, PARSUM_SUM,
                            PARSUM_REVERSE), ia, "out");
-    EXPECT_ERR(parsum_scan_custom(tu_ctx, b, b + 8, 10, &add_op, 0), ia, "out");
+    EXPECT_ERR(parsum_scan_custom(tu_ctx, b, b + 8, 10, &te_add_op, 0), ia, "out");
     /* Adjacent but disjoint is fine. */
     EXPECT_STATUS(parsum_scan(tu_ctx, b, b + 40, 10, PARSUM_I32, PARSUM_SUM, 0),
                   PARSUM_OK);
     EXPECT_STATUS(parsum_scan(tu_ctx, b + 40, b, 10, PARSUM_I32, PARSUM_SUM, 0),
                   PARSUM_OK);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_custom_op_errors(void **state)
 {
     (void)state;
     const parsum_status ia = PARSUM_ERR_INVALID_ARGUMENT, np = PARSUM_ERR_NULL_POINTER;
-    parsum_custom_op op = add_op;
+    parsum_custom_op op = te_add_op;
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, NULL, 0), np, "op");
     EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, NULL, result), np, "op");
     op.elem_size = 0;
@@ -270,17 +175,17 @@ static void test_custom_op_errors(void **state)
     op.elem_size = PARSUM_CUSTOM_MAX_ELEM_SIZE + 1;
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 2, &op, 0), ia, "elem_size");
     EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 2, &op, result), ia, "elem_size");
-    op = add_op;
+    op = te_add_op;
     op.identity = NULL;
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0), np, "identity");
     EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, &op, result), np, "identity");
     if (tu_backend == PARSUM_BACKEND_CPU) {
-        op = add_op;
+        op = te_add_op;
         op.combine = NULL;
         EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0), np, "combine");
         EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, &op, result), np, "combine");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_overflow(void **state)
@@ -291,55 +196,56 @@ static void test_overflow(void **state)
     EXPECT_ERR(parsum_reduce(tu_ctx, din, SIZE_MAX / 2, PARSUM_I32, PARSUM_SUM, result), ov, "n");
     EXPECT_ERR(parsum_scan(tu_ctx, din, din, SIZE_MAX / 8 + 1, PARSUM_U64, PARSUM_XOR, 0), ov, "n");
     EXPECT_ERR(parsum_reduce(tu_ctx, din, SIZE_MAX, PARSUM_I16, PARSUM_MIN, result), ov, "n");
-    EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, SIZE_MAX / 3, &add_op, 0), ov, "n");
-    EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, SIZE_MAX / 3, &add_op, result), ov, "n");
-    assert_int_equal(failures, 0);
+    EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, SIZE_MAX / 3, &te_add_op, 0), ov, "n");
+    EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, SIZE_MAX / 3, &te_add_op, result), ov, "n");
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_context_functions(void **state)
 {
     (void)state;
-    parsum_context *c = (parsum_context *)&failures; /* must become NULL */
+    parsum_context *c = (parsum_context *)&te_failures; /* must become NULL */
     EXPECT_STATUS(parsum_context_create(&c, (parsum_backend)7), PARSUM_ERR_INVALID_ARGUMENT);
     if (c != NULL)
-        tu_report(&failures, "  failed parsum_context_create left *ctx set\n");
+        tu_report(&te_failures,
+                  "  failed parsum_context_create left *ctx set\n");
     EXPECT_STATUS(parsum_context_create(&c, (parsum_backend)-1), PARSUM_ERR_INVALID_ARGUMENT);
     EXPECT_STATUS(parsum_context_create(NULL, PARSUM_BACKEND_CPU), PARSUM_ERR_NULL_POINTER);
     TU_OK(parsum_context_create(&c, PARSUM_BACKEND_AUTO));
     if (parsum_context_backend(c) == PARSUM_BACKEND_AUTO)
-        tu_report(&failures, "  an AUTO context reports backend AUTO\n");
+        tu_report(&te_failures, "  an AUTO context reports backend AUTO\n");
     parsum_context_destroy(c);
     parsum_context_destroy(NULL);
     parsum_free(tu_ctx, NULL);
     parsum_free(NULL, NULL);
     if (parsum_context_backend(tu_ctx) != tu_backend)
-        tu_report(&failures, "  parsum_context_backend is %d, created as %d\n",
-                  (int)parsum_context_backend(tu_ctx), (int)tu_backend);
+        tu_report(&te_failures, "  parsum_context_backend is %d, created as "
+                  "%d\n", (int)parsum_context_backend(tu_ctx), (int)tu_backend);
     if (strcmp(parsum_backend_name(PARSUM_BACKEND_CPU), "cpu") != 0 ||
         strcmp(parsum_backend_name(PARSUM_BACKEND_CUDA), "cuda") != 0)
-        tu_report(&failures, "  parsum_backend_name is wrong\n");
+        tu_report(&te_failures, "  parsum_backend_name is wrong\n");
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", PARSUM_VERSION_MAJOR,
              PARSUM_VERSION_MINOR, PARSUM_VERSION_PATCH);
     if (strcmp(parsum_version(), version) != 0)
-        tu_report(&failures, "  parsum_version() = %s, header says %s\n",
+        tu_report(&te_failures, "  parsum_version() = %s, header says %s\n",
                   parsum_version(), version);
 
     /* Threads. */
     int before = parsum_context_threads(tu_ctx);
     if (before < 1)
-        tu_report(&failures, "  parsum_context_threads = %d\n", before);
+        tu_report(&te_failures, "  parsum_context_threads = %d\n", before);
     EXPECT_ERR(parsum_context_set_threads(tu_ctx, -1), PARSUM_ERR_INVALID_ARGUMENT, "threads");
     if (parsum_context_threads(tu_ctx) != before)
-        tu_report(&failures, "  set_threads(-1) changed the thread count\n");
+        tu_report(&te_failures, "  set_threads(-1) changed the thread count\n");
     TU_OK(parsum_context_set_threads(tu_ctx, 3));
     if (tu_backend == PARSUM_BACKEND_CPU && parsum_context_threads(tu_ctx) != 3)
-        tu_report(&failures, "  set_threads(3) gives %d threads\n",
+        tu_report(&te_failures, "  set_threads(3) gives %d threads\n",
                   parsum_context_threads(tu_ctx));
-    check_usable(__LINE__);
+    te_check_usable(__LINE__);
     TU_OK(parsum_context_set_threads(tu_ctx, 0));
     if (parsum_context_threads(tu_ctx) != before)
-        tu_report(&failures, "  set_threads(0) gives %d threads, not the "
+        tu_report(&te_failures, "  set_threads(0) gives %d threads, not the "
                   "default %d\n", parsum_context_threads(tu_ctx), before);
 
     /* Memory helpers. */
@@ -356,9 +262,9 @@ static void test_context_functions(void **state)
     tu_download(g, dout, 64);
     TU_OK(parsum_copy(tu_ctx, g + 32, g, 32, PARSUM_COPY_HOST_TO_HOST));
     if (memcmp(g, h, 32) != 0 || memcmp(g + 32, h, 32) != 0)
-        tu_report(&failures, "  parsum_copy round trip lost data\n");
+        tu_report(&te_failures, "  parsum_copy round trip lost data\n");
     TU_OK(parsum_synchronize(tu_ctx));
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_status_names(void **state)
@@ -368,23 +274,24 @@ static void test_status_names(void **state)
 #define CHECK_STATUS(name, value, msg)                                        \
     if ((int)name != value || strcmp(parsum_status_name(name), #name) != 0 || \
         strcmp(parsum_status_string(name), msg) != 0)                         \
-        tu_report(&failures, "  status %s: name \"%s\", string \"%s\"\n",    \
+        tu_report(&te_failures, "  status %s: name \"%s\", string \"%s\"\n", \
                   #name, parsum_status_name(name), parsum_status_string(name)); \
     count++;
     PARSUM_STATUS_TABLE(CHECK_STATUS)
 #undef CHECK_STATUS
     if (count < 14)
-        tu_report(&failures, "  PARSUM_STATUS_TABLE has %d entries\n", count);
+        tu_report(&te_failures, "  PARSUM_STATUS_TABLE has %d entries\n",
+                  count);
     static const int unknown[] = {-1, 14, 1000};
     for (int k = 0; k < 3; k++) {
         const char *n = parsum_status_name((parsum_status)unknown[k]);
         const char *s = parsum_status_string((parsum_status)unknown[k]);
         if (n == NULL || strcmp(n, "PARSUM_UNKNOWN_STATUS") != 0 || s == NULL ||
             *s == '\0')
-            tu_report(&failures, "  unknown status %d: name %s, string %s\n",
+            tu_report(&te_failures, "  unknown status %d: name %s, string %s\n",
                       unknown[k], n ? n : "(null)", s ? s : "(null)");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* The identity parsum.h documents for (d, op), written to out. */
@@ -440,7 +347,7 @@ static void test_types(void **state)
         const char *n = parsum_dtype_name((parsum_dtype)d);
         if (parsum_dtype_size((parsum_dtype)d) != sizes[d] || n == NULL ||
             strcmp(n, names[d]) != 0)
-            tu_report(&failures, "  dtype %d: size %zu name %s\n", d,
+            tu_report(&te_failures, "  dtype %d: size %zu name %s\n", d,
                       parsum_dtype_size((parsum_dtype)d), n ? n : "(null)");
         for (int op = 0; op < PARSUM_OP_COUNT; op++) {
             unsigned char want[8], got[8];
@@ -448,14 +355,14 @@ static void test_types(void **state)
             parsum_status st = parsum_op_identity((parsum_dtype)d, (parsum_op)op, got);
             if (tu_is_float((parsum_dtype)d) && op >= PARSUM_AND) {
                 if (st != PARSUM_ERR_DTYPE_OP_MISMATCH)
-                    tu_report(&failures, "  identity %s %s: %s\n", names[d],
+                    tu_report(&te_failures, "  identity %s %s: %s\n", names[d],
                               ops[op], parsum_status_name(st));
                 continue;
             }
             documented_identity((parsum_dtype)d, (parsum_op)op, want);
             if (st != PARSUM_OK || memcmp(want, got, sizes[d]) != 0) {
                 char bw[64], bg[64];
-                tu_report(&failures, "  identity %s %s: %s, %s (want %s)\n",
+                tu_report(&te_failures, "  identity %s %s: %s, %s (want %s)\n",
                           names[d], ops[op], parsum_status_name(st),
                           tu_format((parsum_dtype)d, got, bg),
                           tu_format((parsum_dtype)d, want, bw));
@@ -465,19 +372,20 @@ static void test_types(void **state)
     for (int op = 0; op < PARSUM_OP_COUNT; op++) {
         const char *n = parsum_op_name((parsum_op)op);
         if (n == NULL || strcmp(n, ops[op]) != 0)
-            tu_report(&failures, "  op %d: name %s\n", op, n ? n : "(null)");
+            tu_report(&te_failures, "  op %d: name %s\n", op, n ? n : "(null)");
     }
     if (parsum_dtype_size((parsum_dtype)10) != 0 ||
         parsum_dtype_name((parsum_dtype)10) != NULL ||
         parsum_dtype_size((parsum_dtype)-1) != 0 ||
         parsum_op_name((parsum_op)7) != NULL ||
         parsum_op_name((parsum_op)-1) != NULL)
-        tu_report(&failures, "  unknown dtype/op: size or name not 0/NULL\n");
+        tu_report(&te_failures,
+                  "  unknown dtype/op: size or name not 0/NULL\n");
     unsigned char id[8];
     EXPECT_STATUS(parsum_op_identity(PARSUM_I32, PARSUM_SUM, NULL), PARSUM_ERR_NULL_POINTER);
     EXPECT_STATUS(parsum_op_identity((parsum_dtype)10, PARSUM_SUM, id), PARSUM_ERR_INVALID_DTYPE);
     EXPECT_STATUS(parsum_op_identity(PARSUM_I32, (parsum_op)7, id), PARSUM_ERR_INVALID_OP);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* Scans of several sizes, checked against a plain loop (I64 SUM). */
@@ -505,12 +413,12 @@ static void scans_work(const char *when)
             acc += h[i];
         }
         if (st != PARSUM_OK || bad != n)
-            tu_report(&failures, "  %s: scan n=%zu: %s, first bad index %zu\n",
-                      when, n, parsum_status_name(st), bad);
+            tu_report(&te_failures, "  %s: scan n=%zu: %s, first bad index "
+                      "%zu\n", when, n, parsum_status_name(st), bad);
         int64_t total = 0;
         st = parsum_reduce(tu_ctx, d, n, PARSUM_I64, PARSUM_MAX, &total);
         if (st != PARSUM_OK)
-            tu_report(&failures, "  %s: reduce n=%zu: %s\n", when, n,
+            tu_report(&te_failures, "  %s: reduce n=%zu: %s\n", when, n,
                       parsum_status_name(st));
         tu_dev_free(d);
         free(h);
@@ -525,7 +433,7 @@ static void test_workspace(void **state)
     char *ws = tu_dev_alloc(mib);
     TU_OK(parsum_context_set_workspace(tu_ctx, ws, mib));
     if (parsum_context_scratch_size(tu_ctx) < mib)
-        tu_report(&failures, "  scratch_size %zu after a 1 MiB workspace\n",
+        tu_report(&te_failures, "  scratch_size %zu after a 1 MiB workspace\n",
                   parsum_context_scratch_size(tu_ctx));
     scans_work("1 MiB workspace");
     TU_OK(parsum_context_set_workspace(tu_ctx, ws, 64));
@@ -542,7 +450,7 @@ static void test_workspace(void **state)
     scans_work("workspace detached");
     tu_dev_free(ws);
     scans_work("workspace freed");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_reserve(void **state)
@@ -552,33 +460,32 @@ static void test_reserve(void **state)
     TU_OK(parsum_context_reserve(tu_ctx, 0));
     TU_OK(parsum_context_reserve(tu_ctx, 4 * mib));
     if (parsum_context_scratch_size(tu_ctx) < 4 * mib)
-        tu_report(&failures, "  scratch_size %zu after reserve(4 MiB)\n",
+        tu_report(&te_failures, "  scratch_size %zu after reserve(4 MiB)\n",
                   parsum_context_scratch_size(tu_ctx));
     TU_OK(parsum_context_reserve(tu_ctx, mib)); /* never shrinks */
     if (parsum_context_scratch_size(tu_ctx) < 4 * mib)
-        tu_report(&failures, "  reserve(1 MiB) shrank the arena\n");
+        tu_report(&te_failures, "  reserve(1 MiB) shrank the arena\n");
     scans_work("after reserve");
     EXPECT_ERR(parsum_context_reserve(tu_ctx, SIZE_MAX),
                PARSUM_ERR_OUT_OF_MEMORY, "bytes");
     if (parsum_context_scratch_size(tu_ctx) < 4 * mib)
-        tu_report(&failures, "  a failed reserve lost the arena\n");
+        tu_report(&te_failures, "  a failed reserve lost the arena\n");
     scans_work("after a failed reserve");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* CUDA: host memory given where device memory is needed. */
 static void test_wrong_memory_space(void **state)
 {
     (void)state;
-    if (tu_backend == PARSUM_BACKEND_CPU)
-        skip();
+    TE_GPU_ONLY();
     const parsum_status wm = PARSUM_ERR_WRONG_MEMORY_SPACE;
     unsigned char *h = tu_malloc(4000);
     EXPECT_ERR(parsum_scan(tu_ctx, h, dout, 100, PARSUM_I32, PARSUM_SUM, 0), wm, "in");
     EXPECT_ERR(parsum_scan(tu_ctx, din, h, 100, PARSUM_I32, PARSUM_SUM, 0), wm, "out");
     EXPECT_ERR(parsum_reduce(tu_ctx, h, 100, PARSUM_I32, PARSUM_SUM, result), wm, "in");
     free(h);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* The CUDA-only context functions: PARSUM_ERR_UNSUPPORTED on the CPU; on
@@ -594,12 +501,12 @@ static void test_cuda_context_functions(void **state)
         EXPECT_STATUS(parsum_context_cuda_device(tu_ctx, &dev), un);
         EXPECT_STATUS(parsum_context_set_cuda_stream(tu_ctx, NULL), un);
         EXPECT_STATUS(parsum_context_cuda_stream(tu_ctx, &stream), un);
-        check_usable(__LINE__);
+        te_check_usable(__LINE__);
     } else {
         TU_OK(parsum_context_cuda_device(tu_ctx, &dev));
         TU_OK(parsum_context_cuda_stream(tu_ctx, &stream));
         if (dev < 0 || stream != NULL)
-            tu_report(&failures, "  new CUDA context: device %d, stream %p "
+            tu_report(&te_failures, "  new CUDA context: device %d, stream %p "
                       "(expected the current device and NULL)\n", dev, stream);
         EXPECT_ERR(parsum_context_set_cuda_device(tu_ctx, 100000),
                    PARSUM_ERR_INVALID_ARGUMENT, "device");
@@ -607,9 +514,9 @@ static void test_cuda_context_functions(void **state)
                    PARSUM_ERR_INVALID_ARGUMENT, "device");
         TU_OK(parsum_context_set_cuda_stream(tu_ctx, NULL));
         TU_OK(parsum_context_set_cuda_device(tu_ctx, dev));
-        check_usable(__LINE__);
+        te_check_usable(__LINE__);
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* CUDA: misaligned element pointers, and custom operators without (or
@@ -617,32 +524,31 @@ static void test_cuda_context_functions(void **state)
 static void test_cuda_argument_errors(void **state)
 {
     (void)state;
-    if (tu_backend == PARSUM_BACKEND_CPU)
-        skip();
+    TE_GPU_ONLY();
     const parsum_status ia = PARSUM_ERR_INVALID_ARGUMENT;
     char *b = din, *o = dout;
     EXPECT_ERR(parsum_scan(tu_ctx, b + 2, o, 10, PARSUM_I32, PARSUM_SUM, 0), ia, "in");
     EXPECT_ERR(parsum_scan(tu_ctx, b, o + 4, 10, PARSUM_F64, PARSUM_SUM, 0), ia, "out");
     EXPECT_ERR(parsum_reduce(tu_ctx, b + 1, 10, PARSUM_U16, PARSUM_MAX, result), ia, "in");
-    parsum_custom_op op = add_op;
+    parsum_custom_op op = te_add_op;
     op.cuda_combine = NULL;
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0), ia, "cuda_combine");
-    op = add_op;
+    op = te_add_op;
     op.cuda_type_name = NULL;
     EXPECT_ERR(parsum_reduce_custom(tu_ctx, din, 10, &op, result), ia, "cuda_type_name");
-    op = add_op;
+    op = te_add_op;
     op.cuda_combine = "return a +* b;";
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0),
                PARSUM_ERR_COMPILE, "cuda_combine");
-    op = add_op;
+    op = te_add_op;
     op.cuda_type = "struct Bad { int x }";
     op.cuda_type_name = "Bad";
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0),
                PARSUM_ERR_COMPILE, "cuda_type");
-    op = add_op;
+    op = te_add_op;
     op.elem_size = 8; /* but sizeof(unsigned int) is 4 */
     EXPECT_ERR(parsum_scan_custom(tu_ctx, din, dout, 10, &op, 0), ia, "elem_size");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)

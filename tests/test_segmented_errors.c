@@ -2,7 +2,7 @@
  * test_segmented_errors.c - bad arguments to the segmented and keyed
  * operations get the documented status and a fresh message naming the
  * argument, and the context keeps working (as test_errors.c checks for
- * scan and reduce, whose helpers are repeated here).
+ * scan and reduce; the harness both use is test_err_util.h).
  *
  * Covered: NULL context; NULL data, segments, flags, offsets (always read,
  * even for zero elements), outputs and counts; unknown dtype, op, flags
@@ -14,107 +14,11 @@
  * operators without identity or callback; n == 0 with NULL data (allowed);
  * on CUDA, host memory where device memory is needed.
  */
-#include "test_util.h"
+#include "test_err_util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t failures;
-static char primed[512];
-
-/* Records an unrelated error, so a call that fails without setting its own
- * message shows. */
-static void prime_error(void)
-{
-    (void)parsum_copy(tu_ctx, NULL, NULL, 1, (parsum_copy_kind)99);
-    snprintf(primed, sizeof primed, "%s", parsum_last_error(tu_ctx));
-}
-
-static bool is_ident(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
-}
-
-/* True when word occurs in msg with no identifier character either side. */
-static bool has_word(const char *msg, const char *word)
-{
-    size_t len = strlen(word);
-    for (const char *p = strstr(msg, word); p != NULL; p = strstr(p + 1, word))
-        if ((p == msg || !is_ident(p[-1])) && !is_ident(p[len]))
-            return true;
-    return false;
-}
-
-/* A plain in-place scan of 100 I32, checked against a loop. */
-static void check_usable(int line)
-{
-    int32_t h[100], got[100];
-    for (int i = 0; i < 100; i++)
-        h[i] = i * 7 - 300;
-    void *d = tu_dev_alloc(sizeof h);
-    tu_upload(d, h, sizeof h);
-    parsum_status st = parsum_scan(tu_ctx, d, d, 100, PARSUM_I32, PARSUM_SUM, 0);
-    tu_download(got, d, sizeof got);
-    tu_dev_free(d);
-    int32_t acc = 0;
-    bool ok = st == PARSUM_OK;
-    for (int i = 0; i < 100 && ok; i++) {
-        acc += h[i];
-        ok = got[i] == acc;
-    }
-    if (!ok)
-        tu_report(&failures, "  line %d: the context is not usable after the "
-                  "error (%s)\n", line, parsum_status_name(st));
-}
-
-static void expect_err(int line, const char *call, parsum_status st,
-                       parsum_status want, const char *word)
-{
-    const char *msg = parsum_last_error(tu_ctx);
-    if (st != want)
-        tu_report(&failures, "  line %d: %s returned %s, expected %s (%s)\n",
-                  line, call, parsum_status_name(st), parsum_status_name(want),
-                  msg);
-    else if (msg == NULL || *msg == '\0')
-        tu_report(&failures, "  line %d: %s: empty parsum_last_error\n", line,
-                  call);
-    else if (strcmp(msg, primed) == 0)
-        tu_report(&failures, "  line %d: %s did not set parsum_last_error "
-                  "(still \"%s\")\n", line, call, msg);
-    else if (!has_word(msg, word) && strstr(msg, word) == NULL)
-        tu_report(&failures, "  line %d: %s: message \"%s\" does not name "
-                  "\"%s\"\n", line, call, msg, word);
-    check_usable(line);
-}
-
-/* word: an argument name, matched as a word; or text such as "[3]"
- * matched anywhere. */
-#define EXPECT_ERR(call, want, word) \
-    expect_err(__LINE__, #call, (prime_error(), (call)), want, word)
-
-#define EXPECT_STATUS(call, want)                                            \
-    do {                                                                     \
-        parsum_status st_ = (call);                                          \
-        if (st_ != (want))                                                   \
-            tu_report(&failures, "  line %d: %s returned %s, expected %s "   \
-                      "(%s)\n", __LINE__, #call, parsum_status_name(st_),    \
-                      parsum_status_name(want), parsum_last_error(tu_ctx));  \
-    } while (0)
-
-static void u32_add(const void *a, const void *b, void *out, void *user)
-{
-    uint32_t x, y;
-    (void)user;
-    memcpy(&x, a, 4);
-    memcpy(&y, b, 4);
-    x += y;
-    memcpy(out, &x, 4);
-}
-static const uint32_t zero32 = 0;
-static const parsum_custom_op add_op = {4, &zero32, u32_add, NULL, "",
-                                        "unsigned int", "return a + b;"};
 
 /* Context buffers: din and dout of 8000 bytes; doff the offsets
  * {0, 4, 10} (two segments of 10 elements), dflags four flag words with
@@ -129,7 +33,7 @@ static const parsum_status np = PARSUM_ERR_NULL_POINTER,
 static int setup(void **state)
 {
     (void)state;
-    failures = 0;
+    te_failures = 0;
     din = tu_dev_alloc(8000);
     dout = tu_dev_alloc(8000);
     dflags = tu_dev_alloc(64);
@@ -161,14 +65,14 @@ static void test_null_context(void **state)
     (void)state;
     size_t k;
     EXPECT_STATUS(parsum_segmented_scan(NULL, din, dout, 10, PARSUM_I32, PARSUM_SUM, &seg_off, 0), np);
-    EXPECT_STATUS(parsum_segmented_scan_custom(NULL, din, dout, 10, &add_op, &seg_off, 0), np);
+    EXPECT_STATUS(parsum_segmented_scan_custom(NULL, din, dout, 10, &te_add_op, &seg_off, 0), np);
     EXPECT_STATUS(parsum_segmented_reduce(NULL, din, dout, doff, 2, PARSUM_I32, PARSUM_SUM), np);
-    EXPECT_STATUS(parsum_segmented_reduce_custom(NULL, din, dout, doff, 2, &add_op), np);
+    EXPECT_STATUS(parsum_segmented_reduce_custom(NULL, din, dout, doff, 2, &te_add_op), np);
     EXPECT_STATUS(parsum_scan_by_key(NULL, din, PARSUM_I32, din, dout, 10, PARSUM_I32, PARSUM_SUM, 0), np);
     EXPECT_STATUS(parsum_reduce_by_key(NULL, din, PARSUM_I32, din, 10, PARSUM_I32, PARSUM_SUM, dout, dout, &k), np);
     EXPECT_STATUS(parsum_offsets_to_flags(NULL, doff, 2, 10, dflags), np);
     EXPECT_STATUS(parsum_flags_to_offsets(NULL, &seg_fl, 10, doff, &k), np);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_null_pointers(void **state)
@@ -187,12 +91,12 @@ static void test_null_pointers(void **state)
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM, &so, 0), np, "offsets");
     so.num_segments = 0; /* offsets are read even for no segment */
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, NULL, NULL, 0, PARSUM_I32, PARSUM_SUM, &so, 0), np, "offsets");
-    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &add_op, NULL, 0), np, "seg");
+    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &te_add_op, NULL, 0), np, "seg");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, din, dout, NULL, 2, PARSUM_I32, PARSUM_SUM), np, "offsets");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, din, dout, NULL, 0, PARSUM_I32, PARSUM_SUM), np, "offsets");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, din, NULL, doff, 2, PARSUM_I32, PARSUM_SUM), np, "out");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, NULL, dout, doff, 2, PARSUM_I32, PARSUM_SUM), np, "in");
-    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, NULL, doff, 2, &add_op), np, "out");
+    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, NULL, doff, 2, &te_add_op), np, "out");
     EXPECT_ERR(parsum_scan_by_key(tu_ctx, NULL, PARSUM_I32, din, dout, 10, PARSUM_I32, PARSUM_SUM, 0), np, "keys");
     EXPECT_ERR(parsum_scan_by_key(tu_ctx, o + 4000, PARSUM_I32, NULL, dout, 10, PARSUM_I32, PARSUM_SUM, 0), np, "in");
     EXPECT_ERR(parsum_scan_by_key(tu_ctx, din, PARSUM_I32, din, NULL, 10, PARSUM_I32, PARSUM_SUM, 0), np, "out");
@@ -208,7 +112,7 @@ static void test_null_pointers(void **state)
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &seg_fl, 10, NULL, &k), np, "offsets");
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &seg_fl, 0, NULL, &k), np, "offsets");
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &seg_fl, 10, dout, NULL), np, "num_segments");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_bad_enums(void **state)
@@ -228,7 +132,7 @@ static void test_bad_enums(void **state)
     static const unsigned bad_flags[] = {4u, 0x100u, ~0u};
     for (int i = 0; i < 3; i++) {
         EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM, &seg_off, bad_flags[i]), ia, "flags");
-        EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &add_op, &seg_fl, bad_flags[i]), ia, "flags");
+        EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &te_add_op, &seg_fl, bad_flags[i]), ia, "flags");
         EXPECT_ERR(parsum_scan_by_key(tu_ctx, din, PARSUM_U8, din, dout, 10, PARSUM_I32, PARSUM_SUM, bad_flags[i]), ia, "flags");
     }
     static const int bad_kinds[] = {2, -1, 1000};
@@ -236,7 +140,7 @@ static void test_bad_enums(void **state)
         parsum_segments s = seg_off;
         s.kind = (parsum_seg_kind)bad_kinds[i];
         EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM, &s, 0), ia, "kind");
-        EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &add_op, &s, 0), ia, "kind");
+        EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &te_add_op, &s, 0), ia, "kind");
         EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &s, 10, dout, &k), ia, "kind");
     }
     /* flags_to_offsets converts flags only. */
@@ -247,7 +151,7 @@ static void test_bad_enums(void **state)
         EXPECT_ERR(parsum_scan_by_key(tu_ctx, din, kd, din, dout, 10, PARSUM_I32, PARSUM_SUM, 0), bd, "key_dtype");
         EXPECT_ERR(parsum_reduce_by_key(tu_ctx, din, kd, din, 10, PARSUM_I32, PARSUM_SUM, dout, o + 4000, &k), bd, "key_dtype");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* CPU contexts read the offsets and reject malformed ones. */
@@ -267,9 +171,9 @@ static void test_bad_offsets(void **state)
     s.offsets = decreasing;
     s.num_segments = 4;
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM, &s, 0), ia, "[3]");
-    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &add_op, &s, 0), ia, "[3]");
+    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &te_add_op, &s, 0), ia, "[3]");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, din, dout, decreasing, 4, PARSUM_I32, PARSUM_SUM), ia, "[3]");
-    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, decreasing, 4, &add_op), ia, "[3]");
+    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, decreasing, 4, &te_add_op), ia, "[3]");
     EXPECT_ERR(parsum_offsets_to_flags(tu_ctx, decreasing, 4, 10, fl), ia, "[3]");
     s.offsets = short_end;
     s.num_segments = 2;
@@ -287,7 +191,7 @@ static void test_bad_offsets(void **state)
     free(big);
     free(hin);
     free(hout);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_overlap(void **state)
@@ -297,7 +201,7 @@ static void test_overlap(void **state)
     size_t k;
     /* Partial in/out overlap; in place is fine. */
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, b, b + 4, 10, PARSUM_I32, PARSUM_SUM, &seg_off, 0), ia, "out");
-    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, b + 4, b, 10, &add_op, &seg_fl, 0), ia, "out");
+    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, b + 4, b, 10, &te_add_op, &seg_fl, 0), ia, "out");
     EXPECT_ERR(parsum_scan_by_key(tu_ctx, o + 4000, PARSUM_I32, b, b + 8, 10, PARSUM_I32, PARSUM_SUM, 0), ia, "out");
     EXPECT_STATUS(parsum_segmented_scan(tu_ctx, b, b, 10, PARSUM_I32, PARSUM_SUM, &seg_off, 0), PARSUM_OK);
     EXPECT_STATUS(parsum_scan_by_key(tu_ctx, o + 4000, PARSUM_I32, b, b, 10, PARSUM_I32, PARSUM_SUM, 0), PARSUM_OK);
@@ -322,7 +226,7 @@ static void test_overlap(void **state)
     if (tu_backend == PARSUM_BACKEND_CPU)
         EXPECT_ERR(parsum_segmented_reduce(tu_ctx, b, b + 8, doff, 2, PARSUM_I32, PARSUM_SUM), ia, "out");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, b, b, doff, 2, PARSUM_I32, PARSUM_SUM), ia, "out");
-    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, b + 4, b, doff, 2, &add_op), ia, "out");
+    EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, b + 4, b, doff, 2, &te_add_op), ia, "out");
     EXPECT_ERR(parsum_segmented_reduce(tu_ctx, din, (char *)doff + 8, doff, 2, PARSUM_I32, PARSUM_SUM), ia, "out");
     /* reduce_by_key: every output apart from every other buffer. */
     EXPECT_ERR(parsum_reduce_by_key(tu_ctx, b, PARSUM_I32, o, 10, PARSUM_I32, PARSUM_SUM, b + 36, o + 4000, &k), ia, "keys_out");
@@ -335,7 +239,7 @@ static void test_overlap(void **state)
     s = seg_fl;
     s.flags = (const uint32_t *)(o + 80);
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &s, 10, (uint64_t *)(o + 40), &k), ia, "offsets");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_overflow(void **state)
@@ -343,7 +247,7 @@ static void test_overflow(void **state)
     (void)state;
     size_t k;
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, SIZE_MAX / 2, PARSUM_I32, PARSUM_SUM, &seg_fl, 0), ov, "n");
-    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, SIZE_MAX / 3, &add_op, &seg_fl, 0), ov, "n");
+    EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, SIZE_MAX / 3, &te_add_op, &seg_fl, 0), ov, "n");
     parsum_segments s = seg_off;
     s.num_segments = SIZE_MAX;
     EXPECT_ERR(parsum_segmented_scan(tu_ctx, din, dout, 10, PARSUM_I32, PARSUM_SUM, &s, 0), ov, "num_segments");
@@ -361,7 +265,7 @@ static void test_overflow(void **state)
     /* The offsets' size fits, out's (1024-byte elements) does not; checked
      * before any offset is read. */
     static unsigned char big_identity[1024];
-    parsum_custom_op big = add_op;
+    parsum_custom_op big = te_add_op;
     big.elem_size = 1024;
     big.identity = big_identity;
     EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, SIZE_MAX / 1000, &big), ov, "num_segments");
@@ -370,30 +274,30 @@ static void test_overflow(void **state)
     EXPECT_ERR(parsum_reduce_by_key(tu_ctx, din, PARSUM_I64, din, SIZE_MAX / 4, PARSUM_U8, PARSUM_SUM, dout, dout, &k), ov, "n");
     EXPECT_ERR(parsum_offsets_to_flags(tu_ctx, doff, SIZE_MAX, 10, dflags), ov, "num_segments");
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &seg_fl, SIZE_MAX, dout, &k), ov, "n");
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 static void test_custom_op_errors(void **state)
 {
     (void)state;
-    parsum_custom_op op = add_op;
+    parsum_custom_op op = te_add_op;
     EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, NULL, &seg_off, 0), np, "op");
     EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, 2, NULL), np, "op");
     op.elem_size = 0;
     EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &op, &seg_off, 0), ia, "elem_size");
     op.elem_size = PARSUM_CUSTOM_MAX_ELEM_SIZE + 1;
     EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, 2, &op), ia, "elem_size");
-    op = add_op;
+    op = te_add_op;
     op.identity = NULL;
     EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &op, &seg_fl, 0), np, "identity");
     EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, 2, &op), np, "identity");
     if (tu_backend == PARSUM_BACKEND_CPU) {
-        op = add_op;
+        op = te_add_op;
         op.combine = NULL;
         EXPECT_ERR(parsum_segmented_scan_custom(tu_ctx, din, dout, 10, &op, &seg_off, 0), np, "combine");
         EXPECT_ERR(parsum_segmented_reduce_custom(tu_ctx, din, dout, doff, 2, &op), np, "combine");
     }
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* n == 0 (or no segment): NULL data is fine; counts are still written. */
@@ -410,7 +314,7 @@ static void test_empty_inputs(void **state)
     so.num_segments = 2; /* two empty segments */
     EXPECT_STATUS(parsum_segmented_scan(tu_ctx, NULL, NULL, 0, PARSUM_F32, PARSUM_MAX, &s, PARSUM_EXCLUSIVE), PARSUM_OK);
     EXPECT_STATUS(parsum_segmented_scan(tu_ctx, NULL, NULL, 0, PARSUM_U8, PARSUM_AND, &so, PARSUM_REVERSE), PARSUM_OK);
-    EXPECT_STATUS(parsum_segmented_scan_custom(tu_ctx, NULL, NULL, 0, &add_op, &s, 0), PARSUM_OK);
+    EXPECT_STATUS(parsum_segmented_scan_custom(tu_ctx, NULL, NULL, 0, &te_add_op, &s, 0), PARSUM_OK);
     EXPECT_STATUS(parsum_segmented_reduce(tu_ctx, NULL, NULL, dz, 0, PARSUM_I16, PARSUM_MIN), PARSUM_OK);
     EXPECT_STATUS(parsum_scan_by_key(tu_ctx, NULL, PARSUM_I8, NULL, NULL, 0, PARSUM_F64, PARSUM_SUM, 0), PARSUM_OK);
     EXPECT_STATUS(parsum_offsets_to_flags(tu_ctx, dz, 2, 0, NULL), PARSUM_OK);
@@ -420,33 +324,33 @@ static void test_empty_inputs(void **state)
         int16_t out[2] = {5, 5};
         EXPECT_STATUS(parsum_segmented_reduce(tu_ctx, NULL, out, dz, 2, PARSUM_I16, PARSUM_MIN), PARSUM_OK);
         if (out[0] != INT16_MAX || out[1] != INT16_MAX)
-            tu_report(&failures, "  empty segments reduce to %d %d, not the "
+            tu_report(&te_failures, "  empty segments reduce to %d %d, not the "
                       "identity\n", out[0], out[1]);
     }
     size_t k;
     memset(&k, TU_POISON, sizeof k);
     EXPECT_STATUS(parsum_reduce_by_key(tu_ctx, NULL, PARSUM_U16, NULL, 0, PARSUM_I32, PARSUM_SUM, NULL, NULL, &k), PARSUM_OK);
     if (k != 0)
-        tu_report(&failures, "  reduce_by_key of n = 0: num_runs = %zu\n", k);
+        tu_report(&te_failures, "  reduce_by_key of n = 0: num_runs = %zu\n",
+                  k);
     memset(&k, TU_POISON, sizeof k);
     uint64_t *doff1 = tu_dev_alloc(8), o0;
     tu_dev_poison(doff1, 8);
     EXPECT_STATUS(parsum_flags_to_offsets(tu_ctx, &s, 0, doff1, &k), PARSUM_OK);
     tu_download(&o0, doff1, 8);
     if (k != 0 || o0 != 0)
-        tu_report(&failures, "  flags_to_offsets of n = 0: num_segments = "
+        tu_report(&te_failures, "  flags_to_offsets of n = 0: num_segments = "
                   "%zu, offsets[0] = %llu\n", k, (unsigned long long)o0);
     tu_dev_free(doff1);
     tu_dev_free(dz);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 /* CUDA: host memory where the context's memory is needed. */
 static void test_wrong_memory_space(void **state)
 {
     (void)state;
-    if (tu_backend == PARSUM_BACKEND_CPU)
-        skip();
+    TE_GPU_ONLY();
     const parsum_status wm = PARSUM_ERR_WRONG_MEMORY_SPACE;
     static const uint64_t hoff[3] = {0, 4, 10};
     static const uint32_t hfl[1] = {0x11};
@@ -468,7 +372,7 @@ static void test_wrong_memory_space(void **state)
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &f, 10, dout, &k), wm, "flags");
     EXPECT_ERR(parsum_flags_to_offsets(tu_ctx, &seg_fl, 10, (uint64_t *)h, &k), wm, "offsets");
     free(h);
-    assert_int_equal(failures, 0);
+    assert_int_equal(te_failures, 0);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)

@@ -12,13 +12,15 @@
  *
  * Custom operators (associative, not commutative, so an operand swap
  * shows): affine maps over uint32 and the seeds' farthest 3-D point, each
- * with its CUDA source, for segmented scan (4 flag combinations, in and
- * out of place, offsets and flags) and segmented reduce.
+ * with its CUDA source (test_ops.h, shared with test_custom.c), for
+ * segmented scan (4 flag combinations, in and out of place, offsets and
+ * flags) and segmented reduce.
  *
  * The conversions between offsets and flags are in
  * test_segmented_convert.c.
  */
 #include "test_seg_util.h"
+#include "test_ops.h"
 
 #include "ref/ref.h"
 
@@ -216,79 +218,7 @@ static void test_seg_reduce_determinism(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* ---- custom operators (the same as test_custom.c's) -------------------- */
-
-typedef struct aff32 {
-    uint32_t a, b;
-} aff32;
-
-/* "f then g" = (f.a * g.a, g.a * f.b + g.b): associative, and order
- * matters. */
-static void aff32_combine(const void *pa, const void *pb, void *out,
-                          void *user)
-{
-    aff32 f, g, r;
-    (void)user;
-    memcpy(&f, pa, sizeof f);
-    memcpy(&g, pb, sizeof g);
-    r.a = f.a * g.a;
-    r.b = g.a * f.b + g.b;
-    memcpy(out, &r, sizeof r);
-}
-
-static const aff32 aff32_identity = {1, 0};
-static const parsum_custom_op aff32_op = {
-    sizeof(aff32), &aff32_identity, aff32_combine, NULL,
-    "struct Aff { unsigned int a, b; };", "Aff",
-    "Aff r; r.a = a.a * b.a; r.b = b.a * a.b + b.b; return r;"};
-
-static void aff32_fill(tu_rng *r, void *buf, size_t n)
-{
-    aff32 *p = buf;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = tu_next(r);
-        p[i].a = (uint32_t)v | 1;
-        p[i].b = (uint32_t)(v >> 32);
-    }
-}
-
-typedef struct pt3 {
-    float x, y, z;
-} pt3;
-
-static float mag2(const pt3 *p)
-{
-    return p->x * p->x + p->y * p->y + p->z * p->z;
-}
-
-/* The seeds' operator: the point farthest from the origin, ties to the
- * earlier one. */
-static void pt3_combine(const void *pa, const void *pb, void *out, void *user)
-{
-    pt3 a, b;
-    (void)user;
-    memcpy(&a, pa, sizeof a);
-    memcpy(&b, pb, sizeof b);
-    memcpy(out, mag2(&b) > mag2(&a) ? &b : &a, sizeof a);
-}
-
-static const pt3 pt3_identity = {0, 0, 0};
-static const parsum_custom_op pt3_op = {
-    sizeof(pt3), &pt3_identity, pt3_combine, NULL,
-    "struct P3 { float x, y, z; };\n"
-    "inline float mag2(const P3 &p) "
-    "{ return p.x * p.x + p.y * p.y + p.z * p.z; }\n",
-    "P3", "return mag2(b) > mag2(a) ? b : a;"};
-
-static void pt3_fill(tu_rng *r, void *buf, size_t n)
-{
-    pt3 *p = buf;
-    for (size_t i = 0; i < n; i++) { /* small integers: exact ties */
-        p[i].x = (float)((int)tu_below(r, 13) - 6);
-        p[i].y = (float)((int)tu_below(r, 13) - 6);
-        p[i].z = (float)((int)tu_below(r, 13) - 6);
-    }
-}
+/* ---- custom operators (aff32 and pt3 of test_ops.h) ------------------ */
 
 typedef struct custom_case {
     const char *name;
