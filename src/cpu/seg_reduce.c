@@ -159,7 +159,11 @@ static size_t sred_dense(const sred_job *j, size_t cb, size_t len,
     size_t s1 = parsum__mark_offsets(o, j->nseg + 1, cb, ce, bits, mark, s0);
     if (last_chunk) /* with the empty segments at n */
         s1 = j->nseg;
-    f->seg_scan(j->in + cb * es, sc, len, bits, 0, 0, NULL, NULL, 0, NULL, 0);
+    /* the thread's next chunk starts where this one ends: pull it toward
+     * the cache meanwhile, as the segmented scan does */
+    size_t pf_len = j->n - ce < j->chunk ? j->n - ce : j->chunk;
+    f->seg_scan(j->in + cb * es, sc, len, bits, 0, 0, NULL, NULL, 0,
+                j->in + ce * es, pf_len * es);
     if (lead_end > cb)
         memcpy(j->lead + (cb / j->chunk) * j->stride,
                sc + (lead_end - cb - 1) * es, es);
