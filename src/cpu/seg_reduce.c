@@ -354,11 +354,15 @@ static unsigned char *rbk_value(const rbk_job *j, size_t c)
  * with a head. */
 static void rbk_dense(const rbk_job *j, size_t cb, size_t len,
                       const uint64_t *bits, uint64_t *ends, size_t first,
-                      size_t rprev, const void *vprev, unsigned char *sc)
+                      size_t rprev, const void *vprev, unsigned char *sc,
+                      size_t next)
 {
-    size_t es = j->f.esize;
+    size_t es = j->f.esize, pf_off = next * j->chunk, pf_len = 0;
+    if (next < j->nchunks) /* the thread's next chunk, pulled in meanwhile */
+        pf_len = j->n - pf_off < j->chunk ? j->n - pf_off : j->chunk;
     j->f.seg_scan(j->values + cb * es, sc, len, bits, 0, 0,
-                  first > 0 ? vprev : NULL, NULL, 0, NULL, 0);
+                  first > 0 ? vprev : NULL, NULL, 0,
+                  j->values + (pf_len ? pf_off : 0) * es, pf_len * es);
     if (first == 0 && vprev != NULL)
         memcpy(j->values_out + (rprev - 1) * es, vprev, es);
     ends_of(bits, len, ends);
@@ -391,7 +395,7 @@ static void rbk_sparse(const rbk_job *j, size_t cb, size_t len,
 }
 #undef FOR_HEADS
 
-static void rbk_chunk(rbk_job *j, size_t c, unsigned char *tmp)
+static void rbk_chunk(rbk_job *j, size_t c, size_t next, unsigned char *tmp)
 {
     size_t es = j->f.esize, cb = c * j->chunk, first = 0, lasth = 0;
     size_t len = cb + j->chunk < j->n ? j->chunk : j->n - cb;
@@ -421,7 +425,8 @@ static void rbk_chunk(rbk_job *j, size_t c, unsigned char *tmp)
         j->compress_keys(j->keys + cb * j->ksize, bits, len,
                          j->keys_out + rprev * j->ksize);
         if (heads * DENSE_RUN_LEN > len)
-            rbk_dense(j, cb, len, bits, ends, first, rprev, vprev, sc);
+            rbk_dense(j, cb, len, bits, ends, first, rprev, vprev, sc,
+                      next);
         else
             rbk_sparse(j, cb, len, bits, rprev, vprev, sc);
     }
@@ -435,12 +440,14 @@ static void rbk_worker(void *arg, int tid, int nt)
     rbk_job *j = arg;
     (void)nt;
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
-    for (;;) {
-        size_t c = atomic_fetch_add_explicit(&j->next, 1,
-                                             memory_order_relaxed);
-        if (c >= j->nchunks)
-            break;
-        rbk_chunk(j, c, tmp);
+    /* Claimed one ahead to prefetch it, as in scan.c (which also says why
+     * this cannot deadlock). */
+    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (c < j->nchunks) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
+        rbk_chunk(j, c, next, tmp);
+        c = next;
     }
 }
 
