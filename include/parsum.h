@@ -467,6 +467,220 @@ PARSUM_API parsum_status parsum_flags_to_offsets(parsum_context *ctx,
                                                  size_t *num_segments);
 
 /* ------------------------------------------------------------------------ */
+/* Selection, partition, unique and run-length encoding                      */
+/* ------------------------------------------------------------------------ */
+
+/* These functions move elements; they never combine them. An element is
+ * elem_size opaque bytes (1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE; on a CUDA
+ * context also at most PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE), copied as they
+ * are, so any trivially copyable type works; only a built-in predicate
+ * reads an element as a dtype. Optional values travel with their keys
+ * (the *_by_key forms): value_size bytes each, same limits.
+ *
+ * Counts (num_selected, num_unique, num_runs ...) are written to host
+ * memory or, on a CUDA context, to device/managed memory: then the call
+ * returns without waiting, like a kernel launch. Outputs may not overlap
+ * any input or each other (no in-place operation); output arrays must
+ * have room for the worst case (n elements). Results are deterministic;
+ * every function is stable: the elements kept appear in input order.
+ *
+ * Complexity: O(n) work. Select, select_indices, unique and the run-length
+ * encodings read their input once; a partition reads the selector's input
+ * (flags, or the keys for a predicate) twice: once to count the selected
+ * elements (the rejected ones are written after all selected ones, in
+ * input order, so their place depends on the total) and once to move them. */
+
+/* What selects an element (parsum_selector.kind). */
+typedef enum parsum_select_kind {
+    PARSUM_SELECT_BYTES = 0,     /* bytes[i] != 0 selects element i */
+    PARSUM_SELECT_BITS = 1,      /* packed bits, as PARSUM_SEG_FLAGS: bit
+                                    (bit_offset + i) selects element i */
+    PARSUM_SELECT_PREDICATE = 2, /* a built-in predicate on the key */
+    PARSUM_SELECT_CUSTOM = 3     /* a custom predicate on the key */
+} parsum_select_kind;
+
+/* Built-in predicates on a key x of dtype parsum_selector.dtype, with the
+ * constants a and b (parsum_selector.a/.b, read as that dtype):
+ *   LT x < a   LE x <= a   GT x > a   GE x >= a   EQ x == a   NE x != a
+ *   NONZERO   x != 0
+ *   IN_RANGE  a <= x && x < b
+ *   BIT_SET / BIT_CLEAR  bit a.u32 (0 = least significant) of x's
+ *             representation is 1 / 0; a.u32 below the dtype's bit count.
+ * Floats compare as C does: every comparison with a NaN is false except
+ * NE (true), so NaN is NONZERO and never IN_RANGE; -0.0 == +0.0. BIT_SET
+ * and BIT_CLEAR look at the raw bits (the sign is bit 31 of an F32). */
+typedef enum parsum_pred {
+    PARSUM_PRED_LT = 0,
+    PARSUM_PRED_LE = 1,
+    PARSUM_PRED_GT = 2,
+    PARSUM_PRED_GE = 3,
+    PARSUM_PRED_EQ = 4,
+    PARSUM_PRED_NE = 5,
+    PARSUM_PRED_NONZERO = 6,
+    PARSUM_PRED_IN_RANGE = 7,
+    PARSUM_PRED_BIT_SET = 8,
+    PARSUM_PRED_BIT_CLEAR = 9
+} parsum_pred;
+
+/* One value of any dtype; set the member of the selector's dtype. */
+typedef union parsum_scalar {
+    int8_t i8;
+    uint8_t u8;
+    int16_t i16;
+    uint16_t u16;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+} parsum_scalar;
+
+/* A custom predicate: pred(x, user) returns nonzero to select the key x
+ * (elem_size bytes, the size the call gives for keys). On a CPU context it
+ * is called from several threads at once. For a CUDA context the same
+ * predicate is given as source and compiled with NVRTC, as for custom
+ * operators (see parsum_custom_op and the CUDA section):
+ *   cuda_type       definition of the key type ("" for a built-in type)
+ *   cuda_type_name  its name T (sizeof(T) must equal the key size)
+ *   cuda_pred       body of "bool pred(const T &x)", e.g.
+ *                   "return x.z > 0.0f;" */
+typedef int (*parsum_pred_fn)(const void *x, void *user);
+
+typedef struct parsum_custom_pred {
+    parsum_pred_fn pred;
+    void *user;
+    const char *cuda_type;
+    const char *cuda_type_name;
+    const char *cuda_pred;
+} parsum_custom_pred;
+
+/* The selection rule. Set kind and the fields it names; the others are
+ * ignored. Flag arrays (bytes, bits) hold n entries and live in the
+ * context's memory space, like the data; the constants and the custom
+ * predicate are host values. */
+typedef struct parsum_selector {
+    parsum_select_kind kind;
+    const uint8_t *bytes;   /* SELECT_BYTES: n bytes */
+    const uint32_t *bits;   /* SELECT_BITS: packed, LSB first */
+    size_t bit_offset;      /* SELECT_BITS: bit of element 0 */
+    parsum_dtype dtype;     /* SELECT_PREDICATE: the key's dtype; its size
+                               must equal the key size of the call */
+    parsum_pred pred;       /* SELECT_PREDICATE */
+    parsum_scalar a, b;     /* SELECT_PREDICATE: the constants */
+    const parsum_custom_pred *custom; /* SELECT_CUSTOM */
+} parsum_selector;
+
+/* parsum_select (stream compaction, copy_if): copies the selected elements
+ * of in, in order, to out[0 .. k) and writes k to *num_selected.
+ * Errors: NULL ctx/sel/num_selected, in or out NULL with n > 0, elem_size
+ * 0 or too large, n * elem_size overflowing, unknown kind/pred/dtype, a
+ * predicate dtype whose size is not elem_size, BIT_SET/CLEAR bit out of
+ * range, a flag array NULL with n > 0, custom->pred NULL (CPU) or its CUDA
+ * source missing (CUDA), overlapping buffers. */
+PARSUM_API parsum_status parsum_select(parsum_context *ctx, const void *in,
+                                       void *out, size_t n, size_t elem_size,
+                                       const parsum_selector *sel,
+                                       size_t *num_selected);
+
+/* parsum_select_by_key: the selector looks at keys_in (key_size bytes per
+ * element); the selected keys go to keys_out (may be NULL when only the
+ * values are wanted) and their values (value_size bytes each) to
+ * values_out, both in order. Errors: as parsum_select, for both arrays. */
+PARSUM_API parsum_status parsum_select_by_key(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, size_t key_size,
+    size_t value_size, const parsum_selector *sel, size_t *num_selected);
+
+/* parsum_select_indices: writes the positions i of the selected elements,
+ * ascending, to indices[0 .. k) (uint64_t, room for n) and k to
+ * *num_selected. in (elem_size bytes per element) is read only by a
+ * predicate selector: it may be NULL with BYTES or BITS (elem_size is then
+ * ignored). */
+PARSUM_API parsum_status parsum_select_indices(parsum_context *ctx,
+                                               const void *in, size_t n,
+                                               size_t elem_size,
+                                               const parsum_selector *sel,
+                                               uint64_t *indices,
+                                               size_t *num_selected);
+
+/* parsum_partition: stable partition. out[0 .. k) receives the selected
+ * elements and out[k .. n) the rejected ones, both in input order;
+ * *num_selected = k. (CUB's DevicePartition writes the rejected ones in
+ * reverse order; parsum keeps them in order.) Errors: as parsum_select. */
+PARSUM_API parsum_status parsum_partition(parsum_context *ctx,
+                                          const void *in, void *out, size_t n,
+                                          size_t elem_size,
+                                          const parsum_selector *sel,
+                                          size_t *num_selected);
+/* The same for keys with values: keys_out and values_out are both
+ * partitioned (keys_out may be NULL). */
+PARSUM_API parsum_status parsum_partition_by_key(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, size_t key_size,
+    size_t value_size, const parsum_selector *sel, size_t *num_selected);
+
+/* parsum_partition3: three-way stable partition. out receives first the
+ * elements that `first` selects, then those that `second` selects among
+ * the rest, then the remaining ones, each group in input order;
+ * counts[0] and counts[1] (two size_t, host or device memory) receive the
+ * sizes of the first two groups. Errors: as parsum_partition, for both
+ * selectors. */
+PARSUM_API parsum_status parsum_partition3(parsum_context *ctx,
+                                           const void *in, void *out,
+                                           size_t n, size_t elem_size,
+                                           const parsum_selector *first,
+                                           const parsum_selector *second,
+                                           size_t *counts);
+
+/* parsum_split_by_bit: the stable 0/1 split of radix sort. Keys whose bit
+ * `bit` (0 = least significant, of the raw representation) is 0 come
+ * first, then those where it is 1, each in input order; *num_zeros gets
+ * the count of the first group. key_dtype: any dtype (floats by their raw
+ * bits). values_in/values_out may be NULL with value_size 0 (keys only).
+ * Errors: as parsum_partition_by_key, plus bit >= the dtype's bit count. */
+PARSUM_API parsum_status parsum_split_by_bit(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, parsum_dtype key_dtype,
+    size_t value_size, unsigned bit, size_t *num_zeros);
+
+/* parsum_unique: copies the first element of every run of equal
+ * consecutive elements to out, in order, and the number of runs to
+ * *num_unique (0 for n == 0). Elements are compared bit for bit (memcmp of
+ * elem_size bytes): for floats -0.0 and +0.0 differ and NaNs with the same
+ * bits are equal; padding bytes of a struct count. */
+PARSUM_API parsum_status parsum_unique(parsum_context *ctx, const void *in,
+                                       void *out, size_t n, size_t elem_size,
+                                       size_t *num_unique);
+/* parsum_unique_by_key: runs of equal consecutive keys; the first key of
+ * each run and its value are kept (keys_out may be NULL). */
+PARSUM_API parsum_status parsum_unique_by_key(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, size_t key_size,
+    size_t value_size, size_t *num_unique);
+
+/* parsum_run_length_encode: for every run r of equal consecutive elements
+ * (compared as in parsum_unique): unique_out[r] = its element, lengths[r]
+ * = its length (uint64_t); *num_runs = the number of runs. unique_out may
+ * be NULL (lengths only). */
+PARSUM_API parsum_status parsum_run_length_encode(parsum_context *ctx,
+                                                  const void *in, size_t n,
+                                                  size_t elem_size,
+                                                  void *unique_out,
+                                                  uint64_t *lengths,
+                                                  size_t *num_runs);
+/* parsum_run_length_nontrivial: the runs of length 2 or more only (CUB's
+ * NonTrivialRuns): offsets[r] = the position of its first element,
+ * lengths[r] = its length, in order; *num_runs = their number. offsets
+ * and lengths have room for n / 2 values. */
+PARSUM_API parsum_status parsum_run_length_nontrivial(parsum_context *ctx,
+                                                      const void *in, size_t n,
+                                                      size_t elem_size,
+                                                      uint64_t *offsets,
+                                                      uint64_t *lengths,
+                                                      size_t *num_runs);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA backend                                                              */
 /* ------------------------------------------------------------------------ */
 

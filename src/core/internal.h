@@ -20,6 +20,56 @@ extern "C" {
 #define PARSUM__ERRMSG_LEN 512
 #define PARSUM__ALIGN 64
 
+/* Arguments of the backend's select slot, validated by the core. One slot
+ * serves select, select_by_key, select_indices, partition(_by_key),
+ * partition3 and split_by_bit:
+ *   - sel selects on keys (n elements of key_size bytes; keys may be NULL
+ *     only for BYTES/BITS selectors); sel2 != NULL only for partition3.
+ *     BITS selectors come with bit_offset < 32 (bits advanced by words).
+ *   - values (value_size bytes each) may be NULL (value_size 0).
+ *   - keys_out, values_out, indices_out: each NULL when not wanted.
+ *   - partition false: the selected elements are packed at the start of
+ *     each output, in order. partition true: after them come the rejected
+ *     ones in order (partition3: the ones sel2 selects, then the rest).
+ *   - counts: 1 value (2 for partition3) in host memory, or on a CUDA
+ *     context possibly device memory (the backend finds out). */
+typedef struct parsum__select_args {
+    const parsum_selector *sel;
+    const parsum_selector *sel2;
+    const void *keys;
+    size_t key_size;
+    const void *values;
+    size_t value_size;
+    void *keys_out;
+    void *values_out;
+    uint64_t *indices_out;
+    bool partition;
+    size_t n;
+    size_t *counts;
+} parsum__select_args;
+
+/* Arguments of the backend's runs slot (unique, unique_by_key, run-length
+ * encodings): runs of bitwise-equal consecutive keys.
+ *   nontrivial false: for every run r, keys_out[r] = its first key,
+ *     values_out[r] = that key's value, lengths[r] = its length (each
+ *     output NULL when not wanted).
+ *   nontrivial true: only runs of length >= 2, offsets[r] = position of
+ *     the first element and lengths[r] (both given).
+ *   *num_runs as counts above. */
+typedef struct parsum__runs_args {
+    const void *keys;
+    size_t key_size;
+    const void *values;
+    size_t value_size;
+    void *keys_out;
+    void *values_out;
+    uint64_t *lengths;
+    uint64_t *offsets;
+    bool nontrivial;
+    size_t n;
+    size_t *num_runs;
+} parsum__runs_args;
+
 /* One backend = one table. A NULL slot means "not supported here" and the
  * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
 typedef struct parsum__backend {
@@ -66,6 +116,12 @@ typedef struct parsum__backend {
                                       const parsum_segments *seg, size_t n,
                                       uint64_t *offsets,
                                       size_t *num_segments);
+    /* Selection family (parsum.h, "Selection, partition, unique ..."):
+     * see parsum__select_args and parsum__runs_args below. */
+    parsum_status (*select)(parsum_context *ctx,
+                            const struct parsum__select_args *a);
+    parsum_status (*runs)(parsum_context *ctx,
+                          const struct parsum__runs_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);
