@@ -32,6 +32,13 @@ int parsum_bench_cuda(const parsum_bench_args *args, FILE *out);
  * stdout. Exit status as parsum_bench_cuda. */
 int parsum_bench_cuda_segmented(const parsum_bench_args *args);
 
+/* `parsum bench select|partition|unique|rle --backend cuda`
+ * (bench_cuda_select.cu): parsum against CUB's DeviceSelect::If,
+ * DevicePartition::If, DeviceSelect::Unique and DeviceRunLengthEncode::
+ * Encode, n = args->n (2^16 .. 2^28 if 0); prints to stdout. Exit status
+ * as parsum_bench_cuda. */
+int parsum_bench_cuda_select(const parsum_bench_args *args);
+
 #ifdef __cplusplus
 }
 #endif

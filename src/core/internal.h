@@ -34,6 +34,7 @@ extern "C" {
  *   - counts: 1 value (2 for partition3) in host memory, or on a CUDA
  *     context possibly device memory (the backend finds out). */
 typedef struct parsum__select_args {
+    const char *fn; /* the public function, for messages */
     const parsum_selector *sel;
     const parsum_selector *sel2;
     const void *keys;
@@ -57,6 +58,7 @@ typedef struct parsum__select_args {
  *     the first element and lengths[r] (both given).
  *   *num_runs as counts above. */
 typedef struct parsum__runs_args {
+    const char *fn; /* the public function, for messages */
     const void *keys;
     size_t key_size;
     const void *values;

@@ -215,6 +215,7 @@ static parsum_status state_attach_device(parsum_context *ctx)
         static_cast<unsigned char *>(misc) + PARSUM__CUDA_MISC_COUNTER_BYTES;
     PARSUM_CUDA_TRY(ctx, cudaMemset(misc, 0, PARSUM__CUDA_MISC_BYTES));
     memset(st->reduce_grid, 0, sizeof st->reduce_grid);
+    memset(st->pipe_blocks, 0, sizeof st->pipe_blocks);
     return PARSUM_OK;
 }
 
@@ -305,6 +306,8 @@ extern "C" const parsum__backend parsum__cuda_backend = {
     parsum__cuda_reduce_by_key,
     parsum__cuda_offsets_to_flags,
     parsum__cuda_flags_to_offsets,
+    parsum__cuda_select,
+    parsum__cuda_runs,
     cuda_mem_alloc,
     cuda_mem_free,
     cuda_mem_copy,

@@ -24,6 +24,10 @@ struct parsum__cuda_kernels {
     const void *seg_fwd;
     const void *seg_rev;
     const void *seg_reduce;
+    /* The pipelined plain scans (scan_pipe_kernel); NULL: use scan_fwd /
+     * scan_rev. */
+    const void *pipe_fwd;
+    const void *pipe_rev;
 };
 
 /* src/cuda/kernels_<dtype>.cu (generated), indexed by parsum_op. */
@@ -51,6 +55,9 @@ struct parsum__cuda_state {
     /* Reduce grid size per (dtype, op): multiprocessors x resident blocks
      * of the kernel; 0 until first needed. */
     int reduce_grid[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
+    /* Resident blocks per multiprocessor of the pipelined scans, per
+     * (dtype, op, reverse); 0 until first needed. */
+    int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
     parsum__cuda_module *modules; /* custom operators, most recent first */
     int module_count;
 };
@@ -117,11 +124,15 @@ struct parsum__cuda_launch {
     const void *id;
     const void *pad;
     int *reduce_grid;
+    int *pipe_blocks; /* [2]: forward, reverse; NULL: no pipelined scan */
 };
 
 /* One launch of a scan kernel, plain or segmented (launch.cu). */
 struct parsum__cuda_scan_call {
     const void *kernel;
+    /* A scan_pipe_kernel: the grid is at most the resident blocks
+     * (*pipe_blocks per multiprocessor), not one block per tile. */
+    const int *pipe_blocks;
     size_t scan_size; /* bytes the kernel scans per element: the element,
                          or its segmented pair (parsum__cuda_pair_size) */
     const void *in;
@@ -157,6 +168,13 @@ void parsum__cuda_builtin_launch(parsum_context *ctx, parsum_dtype dtype,
                                  parsum_op op, parsum__cuda_launch *l,
                                  unsigned char *id, unsigned char *pad);
 
+/* Counts computed on the device (u64) to a caller's size_t pointer(s):
+ * host memory (the call waits) or device memory (it does not). */
+parsum_status parsum__cuda_deliver_counts(parsum_context *ctx, size_t *dst,
+                                          const unsigned long long *src,
+                                          size_t count);
+parsum_status parsum__cuda_deliver_zero(parsum_context *ctx, size_t *dst,
+                                        size_t count);
 /* Launchers (launch.cu). Arguments were validated by the core; n > 0 for
  * the scan. */
 parsum_status parsum__cuda_run_scan(parsum_context *ctx,
@@ -217,6 +235,12 @@ parsum_status parsum__cuda_flags_to_offsets(parsum_context *ctx,
                                             const parsum_segments *seg,
                                             size_t n, uint64_t *offsets,
                                             size_t *num_segments);
+
+/* Selection family (select.cu). */
+parsum_status parsum__cuda_select(parsum_context *ctx,
+                                  const parsum__select_args *a);
+parsum_status parsum__cuda_runs(parsum_context *ctx,
+                                const parsum__runs_args *a);
 
 /* Unloads every compiled custom operator of st (custom.cu). The caller has
  * made st's device current and synchronized its stream. */

@@ -258,6 +258,8 @@ parsum_status load_module(parsum_context *ctx, const char *image,
     m->k.seg_fwd = reinterpret_cast<const void *>(k[3]);
     m->k.seg_rev = reinterpret_cast<const void *>(k[4]);
     m->k.seg_reduce = reinterpret_cast<const void *>(k[5]);
+    m->k.pipe_fwd = NULL;
+    m->k.pipe_rev = NULL;
     unsigned long long size = 0, align = 0;
     parsum_status s = read_global(ctx, m->lib, "parsum_sizeof_T", &size);
     if (s == PARSUM_OK)
@@ -392,6 +394,7 @@ void custom_launch(parsum__cuda_module *m, const parsum_custom_op *op,
     l->id = op->identity;
     l->pad = op->identity; /* an identity by the operator's contract */
     l->reduce_grid = &m->reduce_grid;
+    l->pipe_blocks = NULL; /* custom modules hold no pipelined scan */
 }
 
 } /* namespace */

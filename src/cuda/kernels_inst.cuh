@@ -31,6 +31,11 @@ typedef PARSUM_INST_W inst_w;
  * with a fixed rule for ties and NaNs, hence exactly associative too).
  * Float SUM and PROD take the deterministic two-level look-back.
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
+/* Whether plain scans use scan_pipe_kernel (tiles pipelined two per
+ * block) instead of scan_kernel (one tile per block). */
+#ifndef PARSUM_K_PIPE
+#define PARSUM_K_PIPE 0
+#endif
 #ifndef PARSUM_K_LOOKBACK
 #define PARSUM_K_LOOKBACK (-1)
 #endif
@@ -64,6 +69,13 @@ parsum__cuda_kernels make_kernels()
         (const void *)&scan_kernel<inst_t, op, false, LBS, seg_scan_flags>,
         (const void *)&scan_kernel<inst_t, op, true, LBS, seg_scan_flags>,
         (const void *)&scan_kernel<inst_t, op, false, LBS, seg_reduce_flags>,
+#if PARSUM_K_PIPE
+        (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, false, LB>,
+        (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, true, LB>,
+#else
+        nullptr,
+        nullptr,
+#endif
     };
 }
 

@@ -145,8 +145,14 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     a.total = c->total;
     a.out_count = c->out_count;
 
+    size_t grid = L.tiles;
+    if (c->pipe_blocks != NULL) {
+        size_t cap = (size_t)*c->pipe_blocks * (size_t)st->sm_count;
+        if (grid > cap)
+            grid = cap;
+    }
     void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
-    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(c->kernel, dim3((unsigned)L.tiles),
+    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(c->kernel, dim3((unsigned)grid),
                                           dim3((unsigned)pol.block), args, 0,
                                           st->stream));
     return PARSUM_OK;
@@ -158,7 +164,25 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
                                     unsigned flags)
 {
     parsum__cuda_scan_call c = {};
-    c.kernel = (flags & PARSUM_REVERSE) ? l->k->scan_rev : l->k->scan_fwd;
+    const int rev = (flags & PARSUM_REVERSE) ? 1 : 0;
+    c.kernel = rev ? l->k->scan_rev : l->k->scan_fwd;
+    const void *pipe = rev ? l->k->pipe_rev : l->k->pipe_fwd;
+    /* The pipelined kernel pays off once every block has several tiles;
+     * it needs the tile counter, which a single tile goes without. */
+    if (pipe != NULL && l->pipe_blocks != NULL &&
+        n > (size_t)parsum_k::scan_tile_elems(l->elem_size)) {
+        int *nb = &l->pipe_blocks[rev];
+        if (*nb == 0) {
+            int per_sm = 0;
+            PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                     &per_sm, pipe,
+                                     parsum_k::policy_for(l->elem_size).block,
+                                     0));
+            *nb = per_sm > 0 ? per_sm : 1;
+        }
+        c.kernel = pipe;
+        c.pipe_blocks = nb;
+    }
     c.scan_size = l->elem_size;
     c.in = in;
     c.out = out;
@@ -170,6 +194,45 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
 /* ------------------------------------------------------------------------ */
 /* Reduce                                                                    */
 /* ------------------------------------------------------------------------ */
+
+/* Copies count device u64 counts from src to dst (size_t, host or device
+ * memory of the context); waits for the copy only when dst is host
+ * memory. */
+parsum_status parsum__cuda_deliver_counts(parsum_context *ctx, size_t *dst,
+                                          const unsigned long long *src,
+                                          size_t count)
+{
+    static_assert(sizeof(size_t) == sizeof(unsigned long long),
+                  "counts are copied as they are");
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    bool direct = false;
+    parsum_status s = parsum__cuda_result_on_device(ctx, dst, &direct);
+    if (s != PARSUM_OK)
+        return s;
+    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, count * sizeof *dst,
+                                         cudaMemcpyDefault, st->stream));
+    if (!direct)
+        PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    return PARSUM_OK;
+}
+
+/* count zero counts to dst (calls with n == 0). */
+parsum_status parsum__cuda_deliver_zero(parsum_context *ctx, size_t *dst,
+                                        size_t count)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    bool direct = false;
+    parsum_status s = parsum__cuda_result_on_device(ctx, dst, &direct);
+    if (s != PARSUM_OK)
+        return s;
+    if (direct)
+        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(dst, 0, count * sizeof *dst,
+                                             st->stream));
+    else
+        for (size_t i = 0; i < count; ++i)
+            dst[i] = 0;
+    return PARSUM_OK;
+}
 
 /* Where the kernel may write a result element directly. */
 parsum_status parsum__cuda_result_on_device(parsum_context *ctx,
@@ -314,6 +377,7 @@ void parsum__cuda_builtin_launch(parsum_context *ctx, parsum_dtype dtype,
     l->id = id;
     l->pad = pad;
     l->reduce_grid = &st->reduce_grid[dtype][op];
+    l->pipe_blocks = st->pipe_blocks[dtype][op];
 }
 
 parsum_status parsum__cuda_scan(parsum_context *ctx, const void *in, void *out,

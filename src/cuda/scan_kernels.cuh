@@ -412,6 +412,248 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Pipelined plain scan                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* One tile of scan_pipe_kernel in the registers of its block: the
+ * elements (scan order as in scan_kernel), each row's lane-exclusive
+ * prefixes le and the row prefixes rp within the warp, the tile number
+ * and (warp 0) the tile's aggregate. */
+template <class T, int R, int V>
+struct pipe_tile {
+    T y[R][V];
+    T le[R];
+    T rp[R];
+    T agg;
+    u32 c;
+};
+
+/*
+ * scan_pipe_kernel: the plain scan (MODE 0) of scan_kernel, with blocks
+ * that stay resident and hold two tiles at a time. A block loads tile B
+ * and publishes its aggregate as soon as its data are in, and only then
+ * looks back for the tile A it loaded before and stores A. Tile A's
+ * predecessors have had a whole load latency to publish, so the
+ * look-back rarely waits, and no aggregate ever waits for a look-back (a
+ * tile's aggregate depending on the previous tile of its block would chain
+ * the blocks: see NOTES.md section 7). The grid may have any size; tiles
+ * are handed out in order by the counter, so a tile only waits for tiles
+ * already claimed, whose aggregates depend on their data alone.
+ */
+template <class T, class Op, bool REV, int LOOKBACK>
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
+    scan_pipe_kernel(scan_args a, T id, T pad)
+{
+    constexpr policy P = policy_for(sizeof(T));
+    constexpr int BLOCK = P.block;
+    constexpr int NWARP = BLOCK / 32;
+    constexpr int R = scan_rows(sizeof(T), false);
+    constexpr int V = vec_elems(sizeof(T));
+    constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
+    constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+    typedef pipe_tile<T, R, V> tile_t;
+
+    const Op op{};
+    __shared__ u32 s_tile;
+    __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(T)];
+    T *s_wtot = reinterpret_cast<T *>(s_raw); /* [2][NWARP] */
+    T *s_x = s_wtot + 2 * NWARP;
+
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
+    const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
+
+    auto offset = [&](int r) -> u32 {
+        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
+        return REV ? TILE - V - fwd : fwd;
+    };
+    auto tile_base = [&](u32 c) -> u64 {
+        return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
+    };
+    /* Claims the next tile (every thread gets its number). */
+    auto claim = [&]() -> u32 {
+        if (tid == 0)
+            s_tile = atomicAdd(a.counter, 1u);
+        __syncthreads();
+        const u32 c = s_tile;
+        return c;
+    };
+    /* Loads tile t.c and scans its rows; the warp totals go to
+     * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
+     * aggregate and has published it. */
+    auto load_local = [&](tile_t &t, int buf) {
+        const u64 base = tile_base(t.c);
+        const T *in = static_cast<const T *>(a.in) + base;
+        if (base + TILE <= a.n) {
+            if (vec) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    load_vec<T, V, REV>(t.y[r], in + offset(r));
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        t.y[r][v] = in[offset(r) + (REV ? V - 1 - v : v)];
+            }
+        } else {
+            const u64 rem = a.n - base;
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    u32 m = offset(r) + (REV ? V - 1 - v : v);
+                    t.y[r][v] = m < rem ? in[m] : pad;
+                }
+        }
+        T tot[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T s = t.y[r][0];
+#pragma unroll
+            for (int v = 1; v < V; ++v)
+                s = op(s, t.y[r][v]);
+            tot[r] = s;
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                T o = shfl_up(tot[r], d);
+                if (lane >= d)
+                    tot[r] = op(o, tot[r]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            t.le[r] = shfl_up(tot[r], 1);
+            tot[r] = shfl_idx(tot[r], 31);
+        }
+        t.rp[0] = pad;
+        T wtot = tot[0];
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+            t.rp[r] = wtot;
+            wtot = op(wtot, tot[r]);
+        }
+        if (lane == 0)
+            s_wtot[buf * NWARP + warp] = wtot;
+        __syncthreads();
+        if (warp == 0) {
+            T g = s_wtot[buf * NWARP];
+            for (int i = 1; i < NWARP; ++i)
+                g = op(g, s_wtot[buf * NWARP + i]);
+            t.agg = g;
+            if (LOOKBACK != 0)
+                lookback_publish<LOOKBACK>(a, t.c, g, pad, lane, op);
+        }
+    };
+    /* Looks back for tile t.c, then scans and stores it. */
+    auto finish = [&](tile_t &t, int buf) {
+        if (warp == 0) {
+            T xc = pad;
+            if constexpr (LOOKBACK == 2)
+                xc = lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane,
+                                                   op);
+            else if constexpr (LOOKBACK == 1)
+                xc = lookback_groups<T, Op, true>(a, t.c, t.agg, pad, lane,
+                                                  op);
+            if (lane == 0)
+                *s_x = xc;
+        }
+        __syncthreads();
+        T wp = pad;
+        if (warp > 0) {
+            wp = s_wtot[buf * NWARP];
+            for (int i = 1; i < warp; ++i)
+                wp = op(wp, s_wtot[buf * NWARP + i]);
+        }
+        bool has = t.c > 0;
+        T p = has ? *s_x : pad;
+        if (warp > 0) {
+            p = has ? op(p, wp) : wp;
+            has = true;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T acc = p;
+            bool hr = has;
+            if (r > 0) {
+                acc = hr ? op(acc, t.rp[r]) : t.rp[r];
+                hr = true;
+            }
+            if (lane > 0) {
+                acc = hr ? op(acc, t.le[r]) : t.le[r];
+                hr = true;
+            }
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const T e = t.y[r][v];
+                if (excl)
+                    t.y[r][v] = hr ? acc : id;
+                acc = hr ? op(acc, e) : e;
+                hr = true;
+                if (!excl)
+                    t.y[r][v] = acc;
+            }
+        }
+        const u64 base = tile_base(t.c);
+        T *out = static_cast<T *>(a.out) + base;
+        if (base + TILE <= a.n) {
+            if (vec) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    store_vec<T, V, REV>(out + offset(r), t.y[r]);
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        out[offset(r) + (REV ? V - 1 - v : v)] = t.y[r][v];
+            }
+        } else {
+            const u64 rem = a.n - base;
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    u32 m = offset(r) + (REV ? V - 1 - v : v);
+                    if (m < rem)
+                        out[m] = (REV && excl && m == rem - 1) ? id
+                                                               : t.y[r][v];
+                }
+        }
+    };
+
+    /* Two tiles, A and B, in fixed registers: the loop body is written
+     * out for both roles. Each claim() is also the barrier that lets the
+     * previous tile's readers of s_wtot / s_x finish. */
+    tile_t A, B;
+    A.c = claim();
+    if (A.c >= a.num_tiles)
+        return;
+    load_local(A, 0);
+    for (;;) {
+        B.c = claim();
+        const bool more_b = B.c < a.num_tiles;
+        if (more_b)
+            load_local(B, 1);
+        finish(A, 0);
+        if (!more_b)
+            return;
+        A.c = claim();
+        const bool more_a = A.c < a.num_tiles;
+        if (more_a)
+            load_local(A, 0);
+        finish(B, 1);
+        if (!more_a)
+            return;
+    }
+}
+
 #endif /* __CUDACC__ || __CUDACC_RTC__ */
 
 } /* namespace parsum_k */

@@ -341,36 +341,6 @@ parsum_status select_flags(parsum_context *ctx, carve *cv, const u32 *flags,
     return PARSUM_OK;
 }
 
-/* Copies a device count to *dst, host or device memory; waits for host. */
-parsum_status deliver_count(parsum_context *ctx, size_t *dst, const u64 *src)
-{
-    parsum__cuda_state *st = parsum__cuda_st(ctx);
-    bool direct = false;
-    parsum_status s = parsum__cuda_result_on_device(ctx, dst, &direct);
-    if (s != PARSUM_OK)
-        return s;
-    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, sizeof *dst,
-                                         cudaMemcpyDefault, st->stream));
-    if (!direct)
-        PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
-    return PARSUM_OK;
-}
-
-/* A zero count to *dst (n == 0 cases). */
-parsum_status deliver_zero(parsum_context *ctx, size_t *dst)
-{
-    parsum__cuda_state *st = parsum__cuda_st(ctx);
-    bool direct = false;
-    parsum_status s = parsum__cuda_result_on_device(ctx, dst, &direct);
-    if (s != PARSUM_OK)
-        return s;
-    if (direct)
-        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(dst, 0, sizeof *dst, st->stream));
-    else
-        *dst = 0;
-    return PARSUM_OK;
-}
-
 /* The segmented scan of in under l with head flags (n > 0). */
 parsum_status run_seg_scan(parsum_context *ctx, const parsum__cuda_launch *l,
                            const void *in, void *out, size_t n,
@@ -571,7 +541,7 @@ parsum_status parsum__cuda_reduce_by_key(
     if (s != PARSUM_OK)
         return s;
     if (n == 0)
-        return deliver_zero(ctx, num_runs);
+        return parsum__cuda_deliver_zero(ctx, num_runs, 1);
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     if (n >= ((size_t)1 << 32))
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
@@ -604,7 +574,7 @@ parsum_status parsum__cuda_reduce_by_key(
                        state_bytes ? cv.take(state_bytes) : NULL);
     if (s != PARSUM_OK)
         return s;
-    return deliver_count(ctx, num_runs, total);
+    return parsum__cuda_deliver_counts(ctx, num_runs, total, 1);
 }
 
 parsum_status parsum__cuda_offsets_to_flags(parsum_context *ctx,
@@ -631,7 +601,7 @@ parsum_status parsum__cuda_flags_to_offsets(parsum_context *ctx,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     if (n == 0) {
         PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(offsets, 0, 8, st->stream));
-        return deliver_zero(ctx, num_segments);
+        return parsum__cuda_deliver_zero(ctx, num_segments, 1);
     }
     carve cv = {static_cast<unsigned char *>(parsum__scratch(
                     ctx, select_scratch_bytes(n) + 512, st->api)),
@@ -643,5 +613,5 @@ parsum_status parsum__cuda_flags_to_offsets(parsum_context *ctx,
                      NULL, as_u64(offsets), n, total);
     if (s != PARSUM_OK)
         return s;
-    return deliver_count(ctx, num_segments, total);
+    return parsum__cuda_deliver_counts(ctx, num_segments, total, 1);
 }

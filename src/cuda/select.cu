@@ -1,0 +1,380 @@
+/*
+ * select.cu - the CUDA side of the selection family (parsum.h, "Selection,
+ * partition, unique and run-length encoding"): the backend's select and
+ * runs slots on top of select_kernel (select_kernels.cuh).
+ *
+ *  - select / select_by_key / select_indices: one select_kernel pass, G = 1.
+ *  - partition, partition_by_key, split_by_bit: a count pass for the total
+ *    selected, then the pass with G = 2. partition3: the same with G = 3.
+ *  - unique (by key): G = 1 with the run-head selector.
+ *  - run-length encode: the heads' positions go to lengths, then two small
+ *    kernels turn positions into differences in place.
+ *  - non-trivial runs: the starts of runs of length >= 2 to offsets, their
+ *    ends to lengths (two passes), then lengths = end - start + 1.
+ */
+#include "cuda_internal.h"
+
+#include "select_kernels.cuh"
+
+#include <string.h>
+
+using parsum_k::u32;
+using parsum_k::u64;
+
+namespace {
+
+constexpr int AUX_BLOCK = 256;
+/* Run positions per block of the in-place difference kernels. */
+constexpr u64 DIFF_CHUNK = (u64)AUX_BLOCK * 8;
+
+size_t round_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+unsigned grid_for(parsum_context *ctx, u64 items, u64 per_block)
+{
+    u64 want = (items + per_block - 1) / per_block;
+    const u64 cap = (u64)parsum__cuda_st(ctx)->sm_count * 16;
+    if (want > cap)
+        want = cap;
+    return (unsigned)(want > 0 ? want : 1);
+}
+
+/* The word an element of `size` bytes is moved in: the largest of 16, 8,
+ * 4, 2, 1 bytes that divides size and the alignment of every pointer. */
+u32 word_for(size_t size, const void *p, const void *q)
+{
+    for (u32 w = 16; w > 1; w /= 2) {
+        if (size % w != 0)
+            continue;
+        if (p != NULL && (uintptr_t)p % w != 0)
+            continue;
+        if (q != NULL && (uintptr_t)q % w != 0)
+            continue;
+        return w;
+    }
+    return 1;
+}
+
+parsum_k::sel_desc device_selector(const parsum_selector *s)
+{
+    parsum_k::sel_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = (u32)s->kind;
+    d.pred = (u32)s->pred;
+    d.dtype = (u32)s->dtype;
+    d.bit = s->a.u32;
+    memcpy(&d.a, &s->a, parsum_dtype_size(s->dtype));
+    memcpy(&d.b, &s->b, parsum_dtype_size(s->dtype));
+    d.bytes = s->bytes;
+    d.bits = s->bits;
+    d.bit_off = s->bit_offset;
+    return d;
+}
+
+parsum_k::sel_desc run_selector(u32 kind)
+{
+    parsum_k::sel_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind;
+    return d;
+}
+
+typedef void (*select_fn)(parsum_k::select_kargs);
+typedef void (*count_fn)(parsum_k::select_kargs, u64 *);
+
+template <int KS, int G>
+void kernels_of(select_fn *k, count_fn *cnt)
+{
+    *k = parsum_k::select_kernel<KS, G>;
+    *cnt = parsum_k::select_count_kernel<KS, G>;
+}
+
+template <int G>
+void kernels_g(int ks, select_fn *k, count_fn *cnt)
+{
+    switch (ks) {
+    case 1: kernels_of<1, G>(k, cnt); break;
+    case 2: kernels_of<2, G>(k, cnt); break;
+    case 4: kernels_of<4, G>(k, cnt); break;
+    case 8: kernels_of<8, G>(k, cnt); break;
+    default: kernels_of<0, G>(k, cnt); break;
+    }
+}
+
+/* Scratch of one pass: [tile counter | descriptors (16 bytes per tile)].
+ * The counts live apart (see counts_bytes). */
+size_t pass_state_bytes(u64 tiles)
+{
+    return 64 + 16 * tiles;
+}
+
+/* Runs select_kernel with G groups over ka (n, keys, selectors, outputs
+ * set; state and counts filled here). totals: 2 u64 of device scratch that
+ * receive the group totals (G >= 2) or, in totals[0], the selected count
+ * (G == 1). state: pass_state_bytes of device scratch. */
+parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
+                       void *state, u64 *totals)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 tiles = (ka.n + parsum_k::SEL_TILE - 1) / parsum_k::SEL_TILE;
+    if (tiles > 0x7fffffffull)
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: n = %llu needs more than 2^31 - 1 tiles",
+                            st->api, (unsigned long long)ka.n);
+    int ks = 0;
+    if (ka.s0.kind == parsum_k::SK_PRED ||
+        (G == 3 && ka.s1.kind == parsum_k::SK_PRED))
+        ks = (int)ka.key_size;
+    select_fn k;
+    count_fn cnt;
+    if (G == 1)
+        kernels_g<1>(ks, &k, &cnt);
+    else if (G == 2)
+        kernels_g<2>(ks, &k, &cnt);
+    else
+        kernels_g<3>(ks, &k, &cnt);
+
+    ka.num_tiles = (u32)tiles;
+    ka.counter = static_cast<u32 *>(state);
+    ka.desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
+                                      64);
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, pass_state_bytes(tiles),
+                                         st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
+                                         st->stream));
+    if (G >= 2) {
+        cnt<<<grid_for(ctx, tiles, 1), parsum_k::SEL_BLOCK, 0, st->stream>>>(
+            ka, totals);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        ka.totals = totals;
+    } else {
+        ka.count_out = totals;
+    }
+    k<<<(unsigned)tiles, parsum_k::SEL_BLOCK, 0, st->stream>>>(ka);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+/* Device scratch for up to two passes over n elements plus the counts:
+ * [state | counts (4 u64)]. */
+struct pass_scratch {
+    void *state;
+    u64 *counts;
+};
+
+parsum_status take_scratch(parsum_context *ctx, size_t n, size_t extra,
+                           pass_scratch *ps, void **extra_p)
+{
+    const u64 tiles = (n + parsum_k::SEL_TILE - 1) / parsum_k::SEL_TILE;
+    const size_t sb = round_up(pass_state_bytes(tiles), 256);
+    unsigned char *p = static_cast<unsigned char *>(parsum__scratch(
+        ctx, sb + 256 + round_up(extra, 256), parsum__cuda_st(ctx)->api));
+    if (p == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    ps->state = p;
+    ps->counts = reinterpret_cast<u64 *>(p + sb);
+    if (extra_p != NULL)
+        *extra_p = p + sb + 256;
+    return PARSUM_OK;
+}
+
+/* Predicate keys are read as their dtype: they must be aligned to it. */
+parsum_status check_pred_keys(parsum_context *ctx, const parsum_selector *s,
+                              const void *keys, size_t key_size)
+{
+    if (s == NULL || s->kind != PARSUM_SELECT_PREDICATE)
+        return PARSUM_OK;
+    if ((uintptr_t)keys % key_size != 0)
+        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                            "%s: the keys (%p) are not aligned to their "
+                            "dtype (%zu bytes), which the CUDA backend "
+                            "requires for a predicate",
+                            parsum__cuda_st(ctx)->api, keys, key_size);
+    return PARSUM_OK;
+}
+
+/* ---- run-length helpers ------------------------------------------------- */
+
+/* bnd[b] = pos[(b + 1) * DIFF_CHUNK], or n past the last run (count runs
+ * at pos, *count read on the device). */
+__global__ void run_bounds_kernel(const u64 *pos, const u64 *count, u64 n,
+                                  u64 *bnd)
+{
+    const u64 k = *count;
+    const u64 chunks = (k + DIFF_CHUNK - 1) / DIFF_CHUNK;
+    for (u64 b = (u64)blockIdx.x * blockDim.x + threadIdx.x; b < chunks;
+         b += (u64)gridDim.x * blockDim.x) {
+        const u64 r = (b + 1) * DIFF_CHUNK;
+        bnd[b] = r < k ? pos[r] : n;
+    }
+}
+
+/* pos[r] = pos[r + 1] - pos[r] (pos[k] = n) in place: a block reads its
+ * whole chunk (and the saved first position of the next) before writing. */
+__global__ void run_lengths_kernel(u64 *pos, const u64 *count, u64 n,
+                                   const u64 *bnd)
+{
+    constexpr int ITEMS = (int)(DIFF_CHUNK / AUX_BLOCK);
+    const u64 k = *count;
+    const u64 chunks = (k + DIFF_CHUNK - 1) / DIFF_CHUNK;
+    for (u64 b = blockIdx.x; b < chunks; b += gridDim.x) {
+        u64 len[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const u64 r = b * DIFF_CHUNK + (u64)i * AUX_BLOCK + threadIdx.x;
+            len[i] = 0;
+            if (r < k) {
+                const u64 next = r + 1 == (b + 1) * DIFF_CHUNK ? bnd[b]
+                                 : r + 1 < k                  ? pos[r + 1]
+                                                              : n;
+                len[i] = next - pos[r];
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const u64 r = b * DIFF_CHUNK + (u64)i * AUX_BLOCK + threadIdx.x;
+            if (r < k)
+                pos[r] = len[i];
+        }
+        __syncthreads();
+    }
+}
+
+/* lengths[r] = lengths[r] (a run's last position) - offsets[r] + 1. */
+__global__ void run_spans_kernel(const u64 *offsets, u64 *lengths,
+                                 const u64 *count)
+{
+    const u64 k = *count;
+    for (u64 r = (u64)blockIdx.x * blockDim.x + threadIdx.x; r < k;
+         r += (u64)gridDim.x * blockDim.x)
+        lengths[r] = lengths[r] - offsets[r] + 1u;
+}
+
+parsum_k::select_kargs base_args(size_t n, const void *keys, size_t key_size,
+                                 const void *keys_out, const void *values,
+                                 size_t value_size, const void *values_out)
+{
+    parsum_k::select_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.n = n;
+    ka.keys = keys;
+    ka.key_size = (u32)key_size;
+    ka.key_word = word_for(key_size, keys, keys_out);
+    ka.values = values;
+    ka.value_size = (u32)value_size;
+    ka.value_word = word_for(value_size, values, values_out);
+    return ka;
+}
+
+} /* namespace */
+
+/* ---- backend slots ------------------------------------------------------ */
+
+parsum_status parsum__cuda_select(parsum_context *ctx,
+                                  const parsum__select_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn ? a->fn : "parsum_select");
+    if (s != PARSUM_OK)
+        return s;
+    const int G = a->sel2 != NULL ? 3 : a->partition ? 2 : 1;
+    if (a->sel->kind == PARSUM_SELECT_CUSTOM ||
+        (a->sel2 != NULL && a->sel2->kind == PARSUM_SELECT_CUSTOM))
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: custom predicates are not supported on a "
+                            "CUDA context",
+                            parsum__cuda_st(ctx)->api);
+    if (G == 3 && a->n >= (1ull << 32))
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: n = %zu; a three-way partition on a CUDA "
+                            "context handles fewer than 2^32 elements",
+                            parsum__cuda_st(ctx)->api, a->n);
+    s = check_pred_keys(ctx, a->sel, a->keys, a->key_size);
+    if (s == PARSUM_OK)
+        s = check_pred_keys(ctx, a->sel2, a->keys, a->key_size);
+    if (s != PARSUM_OK)
+        return s;
+    if (a->n == 0)
+        return parsum__cuda_deliver_zero(ctx, a->counts, G == 3 ? 2 : 1);
+
+    pass_scratch ps;
+    s = take_scratch(ctx, a->n, 0, &ps, NULL);
+    if (s != PARSUM_OK)
+        return s;
+    parsum_k::select_kargs ka =
+        base_args(a->n, a->keys, a->key_size, a->keys_out, a->values,
+                  a->value_size, a->values_out);
+    ka.s0 = device_selector(a->sel);
+    if (a->sel2 != NULL)
+        ka.s1 = device_selector(a->sel2);
+    ka.keys_out = a->keys_out;
+    ka.values_out = a->values_out;
+    ka.idx_out = reinterpret_cast<u64 *>(a->indices_out);
+    s = run_pass(ctx, ka, G, ps.state, ps.counts);
+    if (s != PARSUM_OK)
+        return s;
+    return parsum__cuda_deliver_counts(ctx, a->counts, ps.counts,
+                                       G == 3 ? 2 : 1);
+}
+
+parsum_status parsum__cuda_runs(parsum_context *ctx,
+                                const parsum__runs_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn ? a->fn : "parsum_unique");
+    if (s != PARSUM_OK)
+        return s;
+    if (a->n == 0)
+        return parsum__cuda_deliver_zero(ctx, a->num_runs, 1);
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 chunks = (a->n + DIFF_CHUNK - 1) / DIFF_CHUNK;
+    pass_scratch ps;
+    void *bnd = NULL;
+    s = take_scratch(ctx, a->n, a->nontrivial ? 0 : chunks * 8, &ps, &bnd);
+    if (s != PARSUM_OK)
+        return s;
+    parsum_k::select_kargs ka =
+        base_args(a->n, a->keys, a->key_size, a->keys_out, a->values,
+                  a->value_size, a->values_out);
+    u64 *count = ps.counts; /* counts[0]: the runs; [2]: the second pass */
+    if (!a->nontrivial) {
+        ka.s0 = run_selector(parsum_k::SK_HEAD);
+        ka.keys_out = a->keys_out;
+        ka.values_out = a->values_out;
+        ka.idx_out = reinterpret_cast<u64 *>(a->lengths);
+        s = run_pass(ctx, ka, 1, ps.state, count);
+        if (s != PARSUM_OK || a->lengths == NULL)
+            return s != PARSUM_OK
+                       ? s
+                       : parsum__cuda_deliver_counts(ctx, a->num_runs, count,
+                                                     1);
+        u64 *pos = reinterpret_cast<u64 *>(a->lengths);
+        u64 *b = static_cast<u64 *>(bnd);
+        run_bounds_kernel<<<grid_for(ctx, chunks, AUX_BLOCK), AUX_BLOCK, 0,
+                            st->stream>>>(pos, count, a->n, b);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        run_lengths_kernel<<<grid_for(ctx, chunks, 1), AUX_BLOCK, 0,
+                             st->stream>>>(pos, count, a->n, b);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    } else {
+        ka.s0 = run_selector(parsum_k::SK_NT_HEAD);
+        ka.idx_out = reinterpret_cast<u64 *>(a->offsets);
+        s = run_pass(ctx, ka, 1, ps.state, count);
+        if (s != PARSUM_OK)
+            return s;
+        ka.s0 = run_selector(parsum_k::SK_NT_TAIL);
+        ka.idx_out = reinterpret_cast<u64 *>(a->lengths);
+        s = run_pass(ctx, ka, 1, ps.state, count + 2);
+        if (s != PARSUM_OK)
+            return s;
+        run_spans_kernel<<<grid_for(ctx, a->n / 2 + 1, AUX_BLOCK), AUX_BLOCK,
+                           0, st->stream>>>(
+            reinterpret_cast<const u64 *>(a->offsets),
+            reinterpret_cast<u64 *>(a->lengths), count);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    }
+    return parsum__cuda_deliver_counts(ctx, a->num_runs, count, 1);
+}
