@@ -65,9 +65,7 @@ typedef void (*parsum__scan_chunk_fn)(const void *in, void *out, size_t len,
  *  key_diff[log2(key size)]: bits[i / 64] bit i % 64 = (a[i] != b[i]) bit
  *      for bit, for i < count, where a and b point to count keys (usually
  *      one key apart); the last word's bits above count are cleared.
- *  compress[log2(element size)]: dst[0 .. m) = the elements src[i], i <
- *      count, whose bit i (as in sbits) is set, in order; returns m and
- *      writes nothing past dst[m - 1]. */
+ *  compress: see parsum__cpu_select_kernels. */
 typedef void (*parsum__seg_scan_fn)(const void *in, void *out, size_t len,
                                     const uint64_t *sbits, int reverse,
                                     int exclusive, const void *carry,
@@ -78,13 +76,43 @@ typedef void (*parsum__key_diff_fn)(const void *a, const void *b,
 typedef size_t (*parsum__compress_fn)(const void *src, const uint64_t *bits,
                                       size_t count, void *dst);
 
+/* Selection kernels (kernels_select.c, one table per instruction set).
+ * Bits: bit i % 64 of bits[i / 64] belongs to element i.
+ *  compress[log2(element size)], sizes 1, 2, 4, 8 and 16: dst[0 .. m) =
+ *      the elements src[i], i < count, whose bit is set, in order; bits at
+ *      and above count are ignored. Returns m and writes nothing past
+ *      dst[m - 1], so threads may fill neighbouring parts of one output.
+ *  compress_index: dst[0 .. m) = base + i for the set bits i < count.
+ *  pred_bits[dtype]: bit i = pred(keys[i]) for i < count (parsum_pred on
+ *      dtype with the constants a and b; a->u32 is the bit of BIT_SET and
+ *      BIT_CLEAR); writes ceil(count / 64) words, the bits above count
+ *      cleared, and returns the number of set bits.
+ *  bytes_bits: bit i = (bytes[i] != 0), as pred_bits. */
+typedef size_t (*parsum__compress_index_fn)(const uint64_t *bits,
+                                            size_t count, uint64_t base,
+                                            uint64_t *dst);
+typedef size_t (*parsum__pred_bits_fn)(const void *keys, size_t count,
+                                       parsum_pred pred,
+                                       const parsum_scalar *a,
+                                       const parsum_scalar *b,
+                                       uint64_t *bits);
+typedef size_t (*parsum__bytes_bits_fn)(const uint8_t *bytes, size_t count,
+                                        uint64_t *bits);
+
+typedef struct parsum__cpu_select_kernels {
+    parsum__compress_fn compress[5];
+    parsum__compress_index_fn compress_index;
+    parsum__pred_bits_fn pred_bits[PARSUM_DTYPE_COUNT];
+    parsum__bytes_bits_fn bytes_bits;
+} parsum__cpu_select_kernels;
+
 typedef struct parsum__cpu_kernels {
     const char *isa;
     parsum__reduce_run_fn reduce_run[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__scan_chunk_fn scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__seg_scan_fn seg_scan_chunk[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     parsum__key_diff_fn key_diff[4];
-    parsum__compress_fn compress[4];
+    const parsum__cpu_select_kernels *sel; /* the same instruction set's */
 } parsum__cpu_kernels;
 
 /* The kernel table of the instruction set in use: the best the processor
@@ -151,6 +179,11 @@ void parsum__heads_chunk(const parsum__heads *h, size_t off, size_t len,
  * flags[0 .. nwords) may be read (the missing words read as 0). */
 uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords,
                              size_t pos);
+/* dst = count bits of a packed flag array from bit pos, one uint64_t per
+ * 64 (the higher bits of the last word cleared); flags[0 .. nwords) may
+ * be read. */
+void parsum__flags_extract(const uint32_t *flags, size_t nwords, size_t pos,
+                           size_t count, uint64_t *dst);
 /* The first index i in [0, count) with v[i] >= x (v non-decreasing), or
  * count. _near searches outward from the index guess, in O(log of the
  * distance): a chunk's first offset is found in a few probes from a good
@@ -201,6 +234,26 @@ parsum_status parsum__cpu_flags_to_offsets(parsum_context *ctx,
                                            const parsum_segments *seg,
                                            size_t n, uint64_t *offsets,
                                            size_t *num_segments);
+
+/* ---- selection, partition, unique and run-length encoding (select.c,
+ * select_runs.c) ------------------------------------------------------- */
+
+/* Elements per chunk of the selection operations, for elements that touch
+ * `bytes` bytes of memory each (keys, values, flags and outputs together):
+ * PARSUM__CPU_CHUNK_BYTES worth, a multiple of 64 (whole bit words). */
+size_t parsum__select_chunk(size_t bytes);
+/* The compress of cpu.h for elements of any size es >= 1 (the kernel for
+ * 1, 2, 4, 8 and 16 bytes, a copy per set bit otherwise). */
+size_t parsum__compress_any(const parsum__cpu_select_kernels *k,
+                            const void *src, const uint64_t *bits,
+                            size_t count, void *dst, size_t es);
+
+struct parsum__select_args;
+struct parsum__runs_args;
+parsum_status parsum__cpu_select(parsum_context *ctx,
+                                 const struct parsum__select_args *a);
+parsum_status parsum__cpu_runs(parsum_context *ctx,
+                               const struct parsum__runs_args *a);
 
 #ifdef __cplusplus
 }

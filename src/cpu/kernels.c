@@ -256,96 +256,10 @@ DEFINE_KEY_DIFF(key_diff_2, uint16_t, KD2)
 DEFINE_KEY_DIFF(key_diff_4, uint32_t, KD4)
 DEFINE_KEY_DIFF(key_diff_8, uint64_t, KD8)
 
-/* ---- compress: the elements whose bit is set, in order ----------------
- * dst[0 .. m) = src[i] for every i < count with bit i % 64 of bits[i / 64]
- * set; returns m. Writes exactly m elements (the vector variant stores
- * with a mask), so neighbouring outputs of other threads are safe. */
-#define COMPRESS_SCALAR(KT)                                                 \
-    do {                                                                    \
-        const KT *s_ = (const KT *)src;                                     \
-        KT *d_ = (KT *)dst;                                                 \
-        for (; i < count; i += 64) {                                        \
-            uint64_t w_ = bits[i / 64];                                     \
-            if (count - i < 64)                                             \
-                w_ &= ((uint64_t)1 << (count - i)) - 1;                     \
-            for (; w_ != 0; w_ &= w_ - 1)                                   \
-                d_[m++] = s_[i + (size_t)__builtin_ctzll(w_)];              \
-        }                                                                   \
-    } while (0)
-
-#if defined(__AVX512F__)
-/* One vector of L lanes (L = 16 or 8) per step: compress in registers,
- * store the first popcount lanes. */
-#define COMPRESS_VEC(KT, L, MT, COMPRESS, STORE, LOAD)                      \
-    do {                                                                    \
-        const KT *s_ = (const KT *)src;                                     \
-        KT *d_ = (KT *)dst;                                                 \
-        for (; i < count; i += 64) {                                        \
-            uint64_t w_ = bits[i / 64];                                     \
-            size_t left_ = count - i;                                       \
-            if (left_ < 64)                                                 \
-                w_ &= ((uint64_t)1 << left_) - 1;                           \
-            for (int q_ = 0; q_ < 64 / (L) && w_ != 0; q_++) {              \
-                MT k_ = (MT)(w_ >> ((L) * q_));                             \
-                if (k_ == 0)                                                \
-                    continue;                                               \
-                __m512i v_ = LOAD((MT)~(MT)0, s_ + i + (L) * q_);          \
-                int c_ = __builtin_popcount((unsigned)k_);                  \
-                STORE(d_ + m, (MT)(((uint32_t)1 << c_) - 1),                \
-                      COMPRESS(k_, v_));                                    \
-                m += (size_t)c_;                                            \
-            }                                                               \
-        }                                                                   \
-    } while (0)
-#endif
-
-static size_t compress_1(const void *src, const uint64_t *bits, size_t count,
-                         void *dst)
-{
-    size_t i = 0, m = 0;
-    COMPRESS_SCALAR(uint8_t);
-    return m;
-}
-
-static size_t compress_2(const void *src, const uint64_t *bits, size_t count,
-                         void *dst)
-{
-    size_t i = 0, m = 0;
-    COMPRESS_SCALAR(uint16_t);
-    return m;
-}
-
-static size_t compress_4(const void *src, const uint64_t *bits, size_t count,
-                         void *dst)
-{
-    size_t i = 0, m = 0;
-#if defined(__AVX512F__)
-    /* whole words only: the last partial word goes the scalar way, so no
-     * load reaches past src[count - 1] */
-    size_t full = count / 64 * 64, c0 = count;
-    count = full;
-    COMPRESS_VEC(uint32_t, 16, __mmask16, _mm512_maskz_compress_epi32,
-                 _mm512_mask_storeu_epi32, _mm512_maskz_loadu_epi32);
-    count = c0;
-#endif
-    COMPRESS_SCALAR(uint32_t);
-    return m;
-}
-
-static size_t compress_8(const void *src, const uint64_t *bits, size_t count,
-                         void *dst)
-{
-    size_t i = 0, m = 0;
-#if defined(__AVX512F__)
-    size_t full = count / 64 * 64, c0 = count;
-    count = full;
-    COMPRESS_VEC(uint64_t, 8, __mmask8, _mm512_maskz_compress_epi64,
-                 _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi64);
-    count = c0;
-#endif
-    COMPRESS_SCALAR(uint64_t);
-    return m;
-}
+/* The selection kernels of the same instruction set (kernels_select.c,
+ * built once per variant like this file). */
+extern const parsum__cpu_select_kernels
+    PARSUM__CAT(parsum__cpu_select_kernels_, PARSUM_ISA);
 
 /* The table: rows in parsum_dtype order, columns in parsum_op order;
  * floats have no bitwise slots. */
@@ -368,5 +282,5 @@ const parsum__cpu_kernels PARSUM__CAT(parsum__cpu_kernels_, PARSUM_ISA) = {
     TABLE(scan_chunk),
     TABLE(seg_scan_chunk),
     {key_diff_1, key_diff_2, key_diff_4, key_diff_8},
-    {compress_1, compress_2, compress_4, compress_8},
+    &PARSUM__CAT(parsum__cpu_select_kernels_, PARSUM_ISA),
 };

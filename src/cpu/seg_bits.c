@@ -34,10 +34,8 @@ uint64_t parsum__flags_get64(const uint32_t *flags, size_t nwords, size_t pos)
     return sh == 0 ? lo : lo >> sh | c << (64 - sh);
 }
 
-/* dst = count bits of flags from bit pos, higher bits of the last word
- * cleared. */
-static void extract_bits(const uint32_t *flags, size_t nwords, size_t pos,
-                         size_t count, uint64_t *dst)
+void parsum__flags_extract(const uint32_t *flags, size_t nwords, size_t pos,
+                           size_t count, uint64_t *dst)
 {
     size_t nw = (count + 63) / 64, i = 0;
     size_t w0 = pos / 32;
@@ -235,8 +233,8 @@ static void memory_heads(const parsum__heads *h, size_t lo, size_t count,
     memset(dst, 0, nw * sizeof *dst);
     if (h->kind == PARSUM__HEADS_FLAGS) {
         if (inner > 0)
-            extract_bits(h->flags, h->flag_words, h->bit_offset + lo, inner,
-                         dst);
+            parsum__flags_extract(h->flags, h->flag_words, h->bit_offset + lo,
+                                  inner, dst);
     } else if (lo > 0) {
         const unsigned char *k = h->keys + lo * h->key_size;
         if (inner > 0)

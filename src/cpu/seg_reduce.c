@@ -62,7 +62,7 @@ static void fold_init(fold_ctx *f, parsum_dtype dtype, parsum_op op,
     f->op = op;
     f->reduce_run = k->reduce_run[dtype][op];
     f->seg_scan = k->seg_scan_chunk[dtype][op];
-    f->compress = k->compress[parsum__log2_size(f->esize)];
+    f->compress = k->sel->compress[parsum__log2_size(f->esize)];
     parsum_op_identity(dtype, op, f->identity);
 }
 
@@ -479,7 +479,7 @@ parsum_status parsum__cpu_reduce_by_key(parsum_context *ctx,
     j.tmp_bytes = 2 * j.bits_bytes + PARSUM__ROUND64(j.chunk * es) +
                   PARSUM__ROUND64(es);
     j.compress_keys =
-        parsum__cpu_kernels_get()->compress[parsum__log2_size(j.ksize)];
+        parsum__cpu_kernels_get()->sel->compress[parsum__log2_size(j.ksize)];
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j.nchunks, j.slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j.tmp_bytes, &tmp_total))

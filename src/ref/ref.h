@@ -63,6 +63,49 @@ void parsum__ref_offsets_to_flags(const uint64_t *offsets,
 size_t parsum__ref_flags_to_offsets(const parsum_segments *seg, size_t n,
                                     uint64_t *offsets);
 
+/* Selection, partition, unique and run-length encoding (parsum.h,
+ * "Selection, partition, unique and run-length encoding"): each element
+ * looked at once per group, in input order. Selectors may have any
+ * bit_offset. */
+/* The predicate of parsum.h on the key x of dtype d. */
+bool parsum__ref_pred(parsum_dtype d, parsum_pred p, const void *x,
+                      const parsum_scalar *a, const parsum_scalar *b);
+/* Whether sel selects element i of keys (key_size bytes each; keys are
+ * read only by PREDICATE and CUSTOM selectors). */
+bool parsum__ref_selected(const parsum_selector *sel, const void *keys,
+                          size_t key_size, size_t i);
+
+/* The arrays of a call: n keys (the elements themselves for the calls
+ * without values) and optional values; each output NULL when not
+ * wanted. */
+typedef struct parsum__ref_buffers {
+    const void *keys;
+    size_t key_size;
+    const void *values;
+    size_t value_size;
+    size_t n;
+    void *keys_out;
+    void *values_out;
+    uint64_t *indices_out;
+} parsum__ref_buffers;
+
+/* Select (and by key, and indices): returns the number selected. */
+size_t parsum__ref_select(const parsum_selector *sel,
+                          const parsum__ref_buffers *b);
+/* Stable partition: the selected, then the others; returns the number
+ * selected. */
+size_t parsum__ref_partition(const parsum_selector *sel,
+                             const parsum__ref_buffers *b);
+/* Three groups: first's, second's among the rest, the rest. */
+void parsum__ref_partition3(const parsum_selector *first,
+                            const parsum_selector *second,
+                            const parsum__ref_buffers *b, size_t counts[2]);
+/* Runs of bitwise-equal consecutive keys (all, or those of length >= 2):
+ * the first key and value of each, its length and offset (each output
+ * NULL when not wanted). Returns the number of runs written. */
+size_t parsum__ref_runs(const parsum__ref_buffers *b, bool nontrivial,
+                        uint64_t *lengths, uint64_t *offsets);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,793 @@
+/*
+ * test_select.c - parsum_select, _select_by_key, _select_indices,
+ * _partition, _partition_by_key, _partition3 and _split_by_bit against
+ * the serial reference (src/ref/ref_select.c).
+ *
+ *   flags      byte flags and packed bits (bit_offset 0, and 13 + 32 so
+ *              that the words start inside the array and the bits inside
+ *              a word), selectivity 0 %, 1 %, 50 %, 99 %, 100 %, random
+ *              and clustered (runs of selected and rejected elements),
+ *              n around the CPU chunk and the usual tile sizes (0, 1, 31,
+ *              32, 33, 1023..1025, 4095..4097, 65535..65537, chunk - 1 ..
+ *              chunk + 1, 999983, and 10^7 unless PARSUM_TEST_QUICK); the
+ *              values are tags (value = original index), so stability is
+ *              checked on its own as well as against the reference
+ *   predicates every dtype with every built-in predicate, constants drawn
+ *              from the data (floats with NaN, -0.0, +-inf among them)
+ *   sizes      element and value sizes 1 .. 1024 bytes (3, 12, 24 ...)
+ *   custom     a custom predicate on 12-byte points (the CPU callback, and
+ *              its CUDA source for the same test on a GPU)
+ *   partition3, split_by_bit (every dtype, low / middle / top bit, with
+ *              and without values), counts in context memory, and the
+ *              same output for 1, 2 and 3 threads.
+ * Outputs are poisoned first: select must leave everything past the k
+ * selected elements untouched; a partition writes all n.
+ */
+#include "test_seg_util.h"
+
+#include "cpu/cpu.h"
+#include "ref/ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- inputs ------------------------------------------------------------- */
+
+/* n keys of ks bytes and optional values of vs bytes (tags: value i = i,
+ * when vs == 8), on the host and in the context. */
+typedef struct data {
+    size_t n, ks, vs;
+    unsigned char *keys, *vals;
+    void *dkeys, *dvals;
+    bool tags;
+    char tag[200];
+} data;
+
+static void data_upload(data *d)
+{
+    d->dkeys = tu_dev_alloc(d->n * d->ks);
+    tu_upload(d->dkeys, d->keys, d->n * d->ks);
+    d->dvals = NULL;
+    if (d->vs > 0) {
+        d->dvals = tu_dev_alloc(d->n * d->vs);
+        tu_upload(d->dvals, d->vals, d->n * d->vs);
+    }
+}
+
+/* Random keys of ks bytes; values: tags if vs == 8, else random. */
+static void data_random(data *d, tu_rng *r, size_t n, size_t ks, size_t vs)
+{
+    d->n = n;
+    d->ks = ks;
+    d->vs = vs;
+    d->keys = tu_malloc(n * ks);
+    d->vals = vs > 0 ? tu_malloc(n * vs) : NULL;
+    for (size_t i = 0; i < n * ks; i++)
+        d->keys[i] = (unsigned char)tu_next(r);
+    d->tags = vs == 8;
+    for (size_t i = 0; i < n && vs > 0; i++) {
+        if (d->tags) {
+            uint64_t t = i;
+            memcpy(d->vals + 8 * i, &t, 8);
+        } else {
+            for (size_t b = 0; b < vs; b++)
+                d->vals[i * vs + b] = (unsigned char)tu_next(r);
+        }
+    }
+    d->tag[0] = '\0';
+    data_upload(d);
+}
+
+static void data_free(data *d)
+{
+    free(d->keys);
+    free(d->vals);
+    tu_dev_free(d->dkeys);
+    tu_dev_free(d->dvals);
+}
+
+/* 0/1 flags of n elements, about pct % set (pct 0 and 100 exactly):
+ * independent draws, or alternating runs (clustered) whose mean lengths
+ * give the same share. */
+static unsigned char *make_flags(tu_rng *r, size_t n, int pct, bool clustered)
+{
+    unsigned char *f = tu_malloc(n);
+    if (!clustered || pct == 0 || pct == 100) {
+        for (size_t i = 0; i < n; i++)
+            f[i] = pct == 100 || (pct > 0 && tu_below(r, 100) < (uint64_t)pct);
+        return f;
+    }
+    double mean_on = pct <= 50 ? 200.0 : 200.0 * pct / (100 - pct);
+    double mean_off = pct <= 50 ? 200.0 * (100 - pct) / pct : 200.0;
+    bool on = tu_below(r, 2) != 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = 1 + (size_t)(2.0 * tu_uniform(r) * (on ? mean_on : mean_off));
+        for (size_t k = 0; k < len && i < n; k++)
+            f[i++] = on;
+        on = !on;
+    }
+    return f;
+}
+
+/* ---- selectors ---------------------------------------------------------- */
+
+/* A selector for the reference (host) and for the call (context). */
+typedef struct selc {
+    parsum_selector host, dev;
+    void *hmem, *dmem;
+    char name[64];
+} selc;
+
+static void selc_free(selc *s)
+{
+    free(s->hmem);
+    tu_dev_free(s->dmem);
+    s->hmem = s->dmem = NULL;
+}
+
+/* Flag bytes: any nonzero value selects. */
+static void selc_bytes(selc *s, tu_rng *r, const unsigned char *f, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    unsigned char *b = tu_malloc(n);
+    for (size_t i = 0; i < n; i++)
+        b[i] = f[i] ? (unsigned char)(1 + tu_below(r, 255)) : 0;
+    s->hmem = b;
+    s->dmem = tu_dev_alloc(n);
+    tu_upload(s->dmem, b, n);
+    s->host.kind = s->dev.kind = PARSUM_SELECT_BYTES;
+    s->host.bytes = b;
+    s->dev.bytes = s->dmem;
+    snprintf(s->name, sizeof s->name, "bytes");
+}
+
+/* Packed bits from bit bit_offset on, random bits around them. */
+static void selc_bits(selc *s, tu_rng *r, const unsigned char *f, size_t n,
+                      size_t bit_offset)
+{
+    memset(s, 0, sizeof *s);
+    size_t words = (bit_offset + n + 31) / 32 + 1;
+    uint32_t *w = tu_malloc(words * 4);
+    for (size_t i = 0; i < words; i++)
+        w[i] = (uint32_t)tu_next(r);
+    for (size_t i = 0; i < n; i++) {
+        size_t b = bit_offset + i;
+        w[b / 32] = (w[b / 32] & ~(1u << (b % 32))) | (uint32_t)f[i] << (b % 32);
+    }
+    s->hmem = w;
+    s->dmem = tu_dev_alloc(words * 4);
+    tu_upload(s->dmem, w, words * 4);
+    s->host.kind = s->dev.kind = PARSUM_SELECT_BITS;
+    s->host.bits = w;
+    s->dev.bits = s->dmem;
+    s->host.bit_offset = s->dev.bit_offset = bit_offset;
+    snprintf(s->name, sizeof s->name, "bits@%zu", bit_offset);
+}
+
+static void selc_pred(selc *s, parsum_dtype d, parsum_pred p,
+                      parsum_scalar a, parsum_scalar b)
+{
+    memset(s, 0, sizeof *s);
+    s->host.kind = PARSUM_SELECT_PREDICATE;
+    s->host.dtype = d;
+    s->host.pred = p;
+    s->host.a = a;
+    s->host.b = b;
+    s->dev = s->host;
+    static const char *const names[] = {"lt", "le", "gt", "ge", "eq",
+                                        "ne", "nonzero", "in_range",
+                                        "bit_set", "bit_clear"};
+    char ba[64], bb[64];
+    snprintf(s->name, sizeof s->name, "%s %s a=%s b=%s",
+             parsum_dtype_name(d), names[p], tu_format(d, &a, ba),
+             tu_format(d, &b, bb));
+}
+
+/* ---- one call against the reference ------------------------------------- */
+
+typedef enum op_kind {
+    OP_SELECT,       /* parsum_select on the keys */
+    OP_BY_KEY,       /* parsum_select_by_key, keys and values out */
+    OP_VALUES_ONLY,  /* parsum_select_by_key with keys_out NULL */
+    OP_INDICES,      /* parsum_select_indices */
+    OP_PARTITION,    /* parsum_partition on the keys */
+    OP_PARTITION_BY_KEY,
+    OP_KINDS
+} op_kind;
+
+static const char *const op_names[OP_KINDS] = {
+    "select", "select_by_key", "select_by_key (values only)",
+    "select_indices", "partition", "partition_by_key"};
+
+static bool op_has_values(op_kind op)
+{
+    return op == OP_BY_KEY || op == OP_VALUES_ONLY || op == OP_PARTITION_BY_KEY;
+}
+
+static parsum_status call_op(op_kind op, const data *d, const selc *s,
+                             void *ko, void *vo, uint64_t *io, size_t *cnt)
+{
+    size_t n = d->n, ks = d->ks, vs = d->vs;
+    switch (op) {
+    case OP_SELECT:
+        return parsum_select(tu_ctx, d->dkeys, ko, n, ks, &s->dev, cnt);
+    case OP_BY_KEY:
+    case OP_VALUES_ONLY:
+        return parsum_select_by_key(tu_ctx, d->dkeys, d->dvals,
+                                    op == OP_BY_KEY ? ko : NULL, vo, n, ks,
+                                    vs, &s->dev, cnt);
+    case OP_INDICES: /* in is read only by predicates */
+        return parsum_select_indices(
+            tu_ctx, s->dev.kind >= PARSUM_SELECT_PREDICATE ? d->dkeys : NULL,
+            n, ks, &s->dev, io, cnt);
+    case OP_PARTITION:
+        return parsum_partition(tu_ctx, d->dkeys, ko, n, ks, &s->dev, cnt);
+    default:
+        return parsum_partition_by_key(tu_ctx, d->dkeys, d->dvals, ko, vo, n,
+                                       ks, vs, &s->dev, cnt);
+    }
+}
+
+/* The first `count` bytes of got are want; the rest, up to `bytes`, are
+ * still poison. */
+static size_t check_bytes(const void *want, const void *got, size_t count,
+                          size_t bytes, size_t es, const char *what)
+{
+    size_t bad = tseg_compare_bytes(want, got, count / es, es, what);
+    const unsigned char *g = got;
+    for (size_t i = count; i < bytes; i++)
+        if (g[i] != TU_POISON) {
+            print_error("  %s: byte %zu (element %zu) past the output was "
+                        "written\n", what, i, i / es);
+            return bad + 1;
+        }
+    return bad;
+}
+
+/* Tags (value = original index) in each group must increase, and the
+ * keys go with them. */
+static size_t check_tags(const data *d, const unsigned char *ko,
+                         const uint64_t *tags, size_t k, size_t count,
+                         const char *what)
+{
+    for (size_t r = 0; r < count; r++) {
+        bool group_start = r == 0 || r == k;
+        if ((!group_start && tags[r] <= tags[r - 1]) || tags[r] >= d->n ||
+            (ko != NULL &&
+             memcmp(ko + r * d->ks, d->keys + tags[r] * d->ks, d->ks) != 0)) {
+            print_error("  %s: output %zu has tag %llu after %llu: not "
+                        "stable, or the key does not go with it\n", what, r,
+                        (unsigned long long)tags[r],
+                        (unsigned long long)(r > 0 ? tags[r - 1] : 0));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct outs {
+    void *ko, *vo, *io, *dn;
+    unsigned char *wk, *wv, *gk, *gv;
+    uint64_t *wi, *gi;
+} outs;
+
+static void outs_alloc(outs *o, const data *d)
+{
+    size_t n = d->n;
+    o->ko = tu_dev_alloc(n * d->ks);
+    o->vo = tu_dev_alloc(n * (d->vs > 0 ? d->vs : 1));
+    o->io = tu_dev_alloc(n * 8);
+    o->dn = tu_dev_alloc(2 * sizeof(size_t));
+    o->wk = tu_malloc(n * d->ks);
+    o->gk = tu_malloc(n * d->ks);
+    o->wv = tu_malloc(n * d->vs);
+    o->gv = tu_malloc(n * d->vs);
+    o->wi = tu_malloc(n * 8);
+    o->gi = tu_malloc(n * 8);
+}
+
+static void outs_free(outs *o)
+{
+    tu_dev_free(o->ko);
+    tu_dev_free(o->vo);
+    tu_dev_free(o->io);
+    tu_dev_free(o->dn);
+    free(o->wk);
+    free(o->gk);
+    free(o->wv);
+    free(o->gv);
+    free(o->wi);
+    free(o->gi);
+}
+
+/* The expected result of op: its count. */
+static size_t ref_op(op_kind op, const data *d, const selc *s, outs *o)
+{
+    parsum__ref_buffers b = {d->keys, d->ks, d->vals, d->vs, d->n,
+                             o->wk, NULL, NULL};
+    if (op_has_values(op))
+        b.values_out = o->wv;
+    if (op == OP_INDICES)
+        b.indices_out = o->wi;
+    if (op == OP_PARTITION || op == OP_PARTITION_BY_KEY)
+        return parsum__ref_partition(&s->host, &b);
+    return parsum__ref_select(&s->host, &b);
+}
+
+/* Runs op on poisoned outputs (count in context memory when dev_count)
+ * and compares with the reference. */
+static void check_op(op_kind op, const data *d, const selc *s, outs *o,
+                     bool dev_count, size_t *failures)
+{
+    size_t n = d->n, got = 0;
+    char what[400];
+    snprintf(what, sizeof what, "%s %s sel=%s%s", op_names[op], d->tag,
+             s->name, dev_count ? " (count in context memory)" : "");
+    tu_dev_poison(o->ko, n * d->ks);
+    tu_dev_poison(o->vo, n * d->vs);
+    tu_dev_poison(o->io, n * 8);
+    tu_dev_poison(o->dn, 2 * sizeof(size_t));
+    memset(&got, TU_POISON, sizeof got);
+    parsum_status st = call_op(op, d, s, o->ko, o->vo, o->io,
+                               dev_count ? (size_t *)o->dn : &got);
+    if (st != PARSUM_OK) {
+        tu_report(failures, "  %s: returned %s: %s\n", what,
+                  parsum_status_name(st), parsum_last_error(tu_ctx));
+        return;
+    }
+    if (dev_count)
+        tu_download(&got, o->dn, sizeof got);
+    size_t k = ref_op(op, d, s, o);
+    if (got != k) {
+        tu_report(failures, "  %s: count %zu, expected %zu\n", what, got, k);
+        return;
+    }
+    bool part = op == OP_PARTITION || op == OP_PARTITION_BY_KEY;
+    size_t cnt = part ? n : k, bad = 0;
+    tu_download(o->gk, o->ko, n * d->ks);
+    tu_download(o->gv, o->vo, n * d->vs);
+    tu_download(o->gi, o->io, n * 8);
+    if (op != OP_INDICES && op != OP_VALUES_ONLY)
+        bad += check_bytes(o->wk, o->gk, cnt * d->ks, n * d->ks, d->ks, what);
+    else /* keys_out was not given: nothing may have been written */
+        bad += check_bytes(o->wk, o->gk, 0, n * d->ks, d->ks, what);
+    if (op_has_values(op)) {
+        bad += check_bytes(o->wv, o->gv, cnt * d->vs, n * d->vs, d->vs, what);
+        if (d->tags && bad == 0)
+            bad += check_tags(d, op == OP_VALUES_ONLY ? NULL : o->gk,
+                              (const uint64_t *)(void *)o->gv, k, cnt, what);
+    }
+    if (op == OP_INDICES) {
+        bad += check_bytes(o->wi, o->gi, k * 8, n * 8, 8, what);
+        if (bad == 0)
+            bad += check_tags(d, NULL, o->gi, k, k, what);
+    }
+    if (bad != 0)
+        (*failures)++;
+}
+
+static void check_all_ops(const data *d, const selc *s, outs *o,
+                          size_t *failures)
+{
+    for (int op = 0; op < OP_KINDS && *failures < TSEG_MAX_FAILURES; op++)
+        if (d->vs > 0 || !op_has_values((op_kind)op))
+            check_op((op_kind)op, d, s, o, op == OP_BY_KEY, failures);
+}
+
+/* ---- flags: selectivity x distribution x size --------------------------- */
+
+/* The sizes of test_flags: tile sizes, the CPU chunks of 4-byte keys
+ * alone and with 8-byte values, a prime near 10^6 and 10^7. */
+static size_t flag_sizes(size_t *sizes)
+{
+    size_t c = parsum__select_chunk(4), v = parsum__select_chunk(12);
+    size_t list[] = {0,     1,     31,    32,    33,    1023,  1024,
+                     1025,  4095,  4096,  4097,  65535, 65536, 65537,
+                     c - 1, c,     c + 1, v - 1, v,     v + 1, 999983,
+                     10000000};
+    size_t m = sizeof list / sizeof list[0];
+    if (tu_quick)
+        m -= 2;
+    memcpy(sizes, list, m * sizeof *sizes);
+    return m;
+}
+
+static void test_flags(void **state)
+{
+    (void)state;
+    static const int pcts[] = {0, 1, 50, 99, 100};
+    size_t sizes[32], ns = flag_sizes(sizes), failures = 0;
+    for (size_t si = 0; si < ns; si++) {
+        size_t n = sizes[si];
+        bool big = n >= 999983;
+        data d;
+        tu_rng r = tu_rng_for(0xf1a9, n, 0, 0);
+        data_random(&d, &r, n, 4, 8);
+        outs o;
+        outs_alloc(&o, &d);
+        for (int pi = 0; pi < 5; pi++) {
+            for (int cl = 0; cl < 2; cl++) {
+                /* the largest sizes: two mixes only (10^7: one) */
+                if (big && !((pcts[pi] == 50 && !cl) ||
+                             (pcts[pi] == 1 && cl && n < 10000000)))
+                    continue;
+                unsigned char *f = make_flags(&r, n, pcts[pi], cl != 0);
+                for (int kind = n < 10000000 ? 0 : 2; kind < 3; kind++) {
+                    selc s;
+                    if (kind == 0)
+                        selc_bytes(&s, &r, f, n);
+                    else
+                        selc_bits(&s, &r, f, n, kind == 1 ? 0 : 13 + 32);
+                    snprintf(d.tag, sizeof d.tag, "%s n=%zu u32 keys, u64 "
+                             "tags, %d%% %s (seed 0x%llx)",
+                             parsum_backend_name(tu_backend), n, pcts[pi],
+                             cl ? "clustered" : "random",
+                             (unsigned long long)tu_seed);
+                    check_all_ops(&d, &s, &o, &failures);
+                    selc_free(&s);
+                }
+                free(f);
+            }
+        }
+        outs_free(&o);
+        data_free(&d);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- every dtype with every predicate ----------------------------------- */
+
+/* Float keys with the special values a comparison can trip on. */
+static void special_floats(tu_rng *r, parsum_dtype dt, unsigned char *keys,
+                           size_t n)
+{
+    static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN,
+                                1.0, -1.0};
+    for (size_t i = 0; i < n; i++) {
+        double v = tu_below(r, 4) == 0
+                       ? sp[tu_below(r, 8)]
+                       : (double)((int)tu_below(r, 41) - 20) / 4.0;
+        tu_set(dt, keys, i, v);
+    }
+}
+
+/* a and b for predicate p: keys of the data (so that EQ finds some),
+ * ordered for IN_RANGE half the time; a bit for BIT_SET/CLEAR. */
+static void draw_constants(tu_rng *r, const data *d, parsum_dtype dt,
+                           parsum_pred p, parsum_scalar *a, parsum_scalar *b)
+{
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    size_t ks = d->ks;
+    if (p == PARSUM_PRED_BIT_SET || p == PARSUM_PRED_BIT_CLEAR) {
+        a->u32 = (uint32_t)tu_below(r, 8 * ks);
+        return;
+    }
+    if (d->n == 0)
+        return;
+    memcpy(a, d->keys + tu_below(r, d->n) * ks, ks);
+    memcpy(b, d->keys + tu_below(r, d->n) * ks, ks);
+    if (p == PARSUM_PRED_IN_RANGE && tu_below(r, 2) &&
+        tu_get(dt, a, 0) > tu_get(dt, b, 0)) {
+        parsum_scalar t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+static void test_predicates(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 33, 1025, 4097, 65537};
+    size_t failures = 0;
+    for (int dt = 0; dt < PARSUM_DTYPE_COUNT; dt++) {
+        size_t ks = parsum_dtype_size((parsum_dtype)dt);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            tu_rng r = tu_rng_for(0x9ed, (uint64_t)dt, n, 0);
+            data d;
+            data_random(&d, &r, n, ks, 8);
+            if (tu_is_float((parsum_dtype)dt)) {
+                special_floats(&r, (parsum_dtype)dt, d.keys, n);
+                tu_upload(d.dkeys, d.keys, n * ks);
+            } else if (tu_below(&r, 2)) { /* small values: repeats, 0 */
+                for (size_t i = 0; i < n; i++)
+                    tu_set((parsum_dtype)dt, d.keys, i,
+                           (double)((int)tu_below(&r, 7) - 3));
+                tu_upload(d.dkeys, d.keys, n * ks);
+            }
+            outs o;
+            outs_alloc(&o, &d);
+            for (int p = 0; p <= PARSUM_PRED_BIT_CLEAR; p++) {
+                parsum_scalar a, b;
+                draw_constants(&r, &d, (parsum_dtype)dt, (parsum_pred)p, &a,
+                               &b);
+                selc s;
+                selc_pred(&s, (parsum_dtype)dt, (parsum_pred)p, a, b);
+                snprintf(d.tag, sizeof d.tag, "%s n=%zu (seed 0x%llx)",
+                         parsum_backend_name(tu_backend), n,
+                         (unsigned long long)tu_seed);
+                check_all_ops(&d, &s, &o, &failures);
+            }
+            outs_free(&o);
+            data_free(&d);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- element and value sizes ------------------------------------------- */
+
+static void test_elem_sizes(void **state)
+{
+    (void)state;
+    static const size_t ks_list[] = {1, 2, 3, 4, 5, 8, 12, 16, 24, 32, 1024};
+    static const size_t vs_list[] = {16, 3, 1, 24, 2, 12, 4, 1024, 8, 5, 1};
+    size_t failures = 0;
+    for (size_t i = 0; i < sizeof ks_list / sizeof *ks_list; i++) {
+        size_t ks = ks_list[i], vs = vs_list[i];
+        size_t ch = tu_chunk(ks + vs);
+        size_t sizes[] = {65, ch / 64 * 64 + 1, 3 * ch + 7};
+        for (int si = 0; si < 3; si++) {
+            size_t n = sizes[si] < 200000 ? sizes[si] : 200000;
+            tu_rng r = tu_rng_for(0x512e, ks, vs, n);
+            data d;
+            data_random(&d, &r, n, ks, vs);
+            outs o;
+            outs_alloc(&o, &d);
+            unsigned char *f = make_flags(&r, n, si == 1 ? 50 : 30, si == 2);
+            selc s;
+            if (si == 1)
+                selc_bytes(&s, &r, f, n);
+            else
+                selc_bits(&s, &r, f, n, 7);
+            snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu "
+                     "value_size=%zu (seed 0x%llx)",
+                     parsum_backend_name(tu_backend), n, ks, vs,
+                     (unsigned long long)tu_seed);
+            check_all_ops(&d, &s, &o, &failures);
+            selc_free(&s);
+            free(f);
+            outs_free(&o);
+            data_free(&d);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- custom predicate ---------------------------------------------------- */
+
+typedef struct point3 {
+    float x, y, z;
+} point3;
+
+/* Points above the plane z = *(float *)user. */
+static int above(const void *x, void *user)
+{
+    point3 p;
+    memcpy(&p, x, sizeof p);
+    return p.z > *(const float *)user;
+}
+
+static float plane = 0.25f;
+static const parsum_custom_pred above_pred = {
+    above, &plane, "struct P { float x, y, z; };", "P",
+    "return x.z > 0.25f;"};
+
+static void test_custom(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 64, 1000, 50021};
+    size_t failures = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        tu_rng r = tu_rng_for(0xc057, n, 0, 0);
+        data d;
+        data_random(&d, &r, n, sizeof(point3), 8);
+        for (size_t i = 0; i < n; i++) {
+            point3 p = {(float)tu_uniform(&r), (float)tu_uniform(&r),
+                        (float)tu_uniform(&r) - 0.25f};
+            memcpy(d.keys + i * sizeof p, &p, sizeof p);
+        }
+        tu_upload(d.dkeys, d.keys, n * sizeof(point3));
+        outs o;
+        outs_alloc(&o, &d);
+        selc s;
+        memset(&s, 0, sizeof s);
+        s.host.kind = s.dev.kind = PARSUM_SELECT_CUSTOM;
+        s.host.custom = s.dev.custom = &above_pred;
+        snprintf(s.name, sizeof s.name, "custom z > 0.25");
+        snprintf(d.tag, sizeof d.tag, "%s n=%zu 12-byte points (seed 0x%llx)",
+                 parsum_backend_name(tu_backend), n,
+                 (unsigned long long)tu_seed);
+        check_all_ops(&d, &s, &o, &failures);
+        outs_free(&o);
+        data_free(&d);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- partition3 --------------------------------------------------------- */
+
+static void check_partition3(const data *d, const selc *s1, const selc *s2,
+                             size_t *failures)
+{
+    size_t n = d->n, ks = d->ks, want[2], got[2];
+    unsigned char *w = tu_malloc(n * ks), *g = tu_malloc(n * ks);
+    parsum__ref_buffers b = {d->keys, ks, NULL, 0, n, w, NULL, NULL};
+    parsum__ref_partition3(&s1->host, &s2->host, &b, want);
+    void *dout = tu_dev_alloc(n * ks), *dc = tu_dev_alloc(sizeof got);
+    tu_dev_poison(dout, n * ks);
+    tu_dev_poison(dc, sizeof got);
+    char what[512];
+    snprintf(what, sizeof what, "partition3 %s first=%s second=%s", d->tag,
+             s1->name, s2->name);
+    parsum_status st = parsum_partition3(tu_ctx, d->dkeys, dout, n, ks,
+                                         &s1->dev, &s2->dev, dc);
+    if (st != PARSUM_OK) {
+        tu_report(failures, "  %s: returned %s: %s\n", what,
+                  parsum_status_name(st), parsum_last_error(tu_ctx));
+    } else {
+        tu_download(got, dc, sizeof got);
+        tu_download(g, dout, n * ks);
+        if (got[0] != want[0] || got[1] != want[1])
+            tu_report(failures, "  %s: counts %zu %zu, expected %zu %zu\n",
+                      what, got[0], got[1], want[0], want[1]);
+        else if (tseg_compare_bytes(w, g, n, ks, what) != 0)
+            (*failures)++;
+    }
+    tu_dev_free(dout);
+    tu_dev_free(dc);
+    free(w);
+    free(g);
+}
+
+static void test_partition3(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 100, 4097, 65537, 300007};
+    size_t failures = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        tu_rng r = tu_rng_for(0x9a73, n, 0, 0);
+        data d;
+        data_random(&d, &r, n, 4, 0);
+        snprintf(d.tag, sizeof d.tag, "%s n=%zu i32 (seed 0x%llx)",
+                 parsum_backend_name(tu_backend), n,
+                 (unsigned long long)tu_seed);
+        unsigned char *f1 = make_flags(&r, n, 30, false);
+        unsigned char *f2 = make_flags(&r, n, 50, true);
+        selc sb, sbits, slt, sge;
+        selc_bytes(&sb, &r, f1, n);
+        selc_bits(&sbits, &r, f2, n, 5);
+        parsum_scalar z = {.i32 = 0}, one = {.i32 = 1 << 30};
+        selc_pred(&slt, PARSUM_I32, PARSUM_PRED_LT, z, z);
+        selc_pred(&sge, PARSUM_I32, PARSUM_PRED_GE, one, z);
+        check_partition3(&d, &sb, &sbits, &failures);
+        check_partition3(&d, &slt, &sge, &failures);
+        check_partition3(&d, &sbits, &slt, &failures);
+        check_partition3(&d, &sge, &sge, &failures); /* second takes none */
+        selc_free(&sb);
+        selc_free(&sbits);
+        free(f1);
+        free(f2);
+        data_free(&d);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- split by bit -------------------------------------------------------- */
+
+static void check_split(const data *d, parsum_dtype dt, unsigned bit,
+                        bool values, size_t *failures)
+{
+    size_t n = d->n, ks = d->ks, vs = values ? d->vs : 0, got = 0;
+    unsigned char *wk = tu_malloc(n * ks), *wv = tu_malloc(n * vs);
+    unsigned char *gk = tu_malloc(n * ks), *gv = tu_malloc(n * vs);
+    selc s;
+    parsum_scalar a = {.u32 = bit}, b = {.u32 = 0};
+    selc_pred(&s, dt, PARSUM_PRED_BIT_CLEAR, a, b);
+    parsum__ref_buffers rb = {d->keys, ks, d->vals, vs, n, wk,
+                              values ? wv : NULL, NULL};
+    size_t want = parsum__ref_partition(&s.host, &rb);
+    void *dk = tu_dev_alloc(n * ks), *dv = tu_dev_alloc(n * vs + 1);
+    tu_dev_poison(dk, n * ks);
+    char what[300];
+    snprintf(what, sizeof what, "split_by_bit %s %s bit %u%s", d->tag,
+             parsum_dtype_name(dt), bit, values ? " with values" : "");
+    parsum_status st = parsum_split_by_bit(
+        tu_ctx, d->dkeys, values ? d->dvals : NULL, dk, values ? dv : NULL, n,
+        dt, vs, bit, &got);
+    if (st != PARSUM_OK) {
+        tu_report(failures, "  %s: returned %s: %s\n", what,
+                  parsum_status_name(st), parsum_last_error(tu_ctx));
+    } else if (got != want) {
+        tu_report(failures, "  %s: num_zeros %zu, expected %zu\n", what, got,
+                  want);
+    } else {
+        tu_download(gk, dk, n * ks);
+        tu_download(gv, dv, n * vs);
+        if (tseg_compare_bytes(wk, gk, n, ks, what) != 0 ||
+            (values && tseg_compare_bytes(wv, gv, n, vs, what) != 0) ||
+            (values && check_tags(d, gk, (const uint64_t *)(void *)gv, want,
+                                  n, what) != 0))
+            (*failures)++;
+    }
+    tu_dev_free(dk);
+    tu_dev_free(dv);
+    free(wk);
+    free(wv);
+    free(gk);
+    free(gv);
+}
+
+static void test_split_by_bit(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 1000, 65537};
+    size_t failures = 0;
+    for (int dt = 0; dt < PARSUM_DTYPE_COUNT; dt++) {
+        size_t ks = parsum_dtype_size((parsum_dtype)dt);
+        unsigned bits[3] = {0, (unsigned)(4 * ks - 1), (unsigned)(8 * ks - 1)};
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            tu_rng r = tu_rng_for(0x5b17, (uint64_t)dt, n, 0);
+            data d;
+            data_random(&d, &r, n, ks, 8);
+            snprintf(d.tag, sizeof d.tag, "%s n=%zu (seed 0x%llx)",
+                     parsum_backend_name(tu_backend), n,
+                     (unsigned long long)tu_seed);
+            for (int bi = 0; bi < 3; bi++)
+                for (int v = 0; v < 2; v++)
+                    check_split(&d, (parsum_dtype)dt, bits[bi], v != 0,
+                                &failures);
+            data_free(&d);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- the same output for any thread count ------------------------------ */
+
+static void test_threads(void **state)
+{
+    (void)state;
+    static const int threads[] = {1, 2, 3};
+    size_t n = 7 * tu_chunk(12) + 5, failures = 0;
+    tu_rng r = tu_rng_for(0x7472, n, 0, 0);
+    data d;
+    data_random(&d, &r, n, 4, 8);
+    unsigned char *f = make_flags(&r, n, 50, false);
+    selc s;
+    selc_bits(&s, &r, f, n, 3);
+    outs o;
+    outs_alloc(&o, &d);
+    for (int t = 0; t < 3; t++) {
+        TU_OK(parsum_context_set_threads(tu_ctx, threads[t]));
+        snprintf(d.tag, sizeof d.tag, "%s n=%zu %d threads (seed 0x%llx)",
+                 parsum_backend_name(tu_backend), n, threads[t],
+                 (unsigned long long)tu_seed);
+        check_all_ops(&d, &s, &o, &failures);
+    }
+    TU_OK(parsum_context_set_threads(tu_ctx, 0));
+    outs_free(&o);
+    selc_free(&s);
+    free(f);
+    data_free(&d);
+    assert_int_equal(failures, 0);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_flags),       cmocka_unit_test(test_predicates),
+    cmocka_unit_test(test_elem_sizes),  cmocka_unit_test(test_custom),
+    cmocka_unit_test(test_partition3),  cmocka_unit_test(test_split_by_bit),
+    cmocka_unit_test(test_threads),
+};
+
+int main(void)
+{
+    tu_init("test_select");
+    return tu_finish(TU_RUN("test_select", tests));
+}
