@@ -246,6 +246,7 @@ static parsum_status finish_select(parsum_context *ctx, sel_call *c)
     CHECK(check_overlaps(ctx, fn, &c->rs));
     c->a.sel = &n1;
     c->a.sel2 = three ? &n2 : NULL;
+    c->a.fn = fn;
     if (ctx->be->select == NULL)
         return parsum__unsupported(ctx, fn);
     return ctx->be->select(ctx, &c->a);
@@ -469,6 +470,7 @@ static parsum_status finish_runs(parsum_context *ctx, const char *fn,
     CHECK(count_out(ctx, fn, rs, count_name, count, 1));
     CHECK(check_overlaps(ctx, fn, rs));
     a->num_runs = count;
+    a->fn = fn;
     if (ctx->be->runs == NULL)
         return parsum__unsupported(ctx, fn);
     return ctx->be->runs(ctx, a);

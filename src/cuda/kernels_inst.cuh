@@ -31,10 +31,10 @@ typedef PARSUM_INST_W inst_w;
  * with a fixed rule for ties and NaNs, hence exactly associative too).
  * Float SUM and PROD take the deterministic two-level look-back.
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
-/* Whether plain scans use scan_pipe_kernel (tiles pipelined two per
- * block) instead of scan_kernel (one tile per block). */
+/* Whether plain scans have scan_pipe_kernel (tiles pipelined two per
+ * block) besides scan_kernel (one tile per block); launch.cu picks. */
 #ifndef PARSUM_K_PIPE
-#define PARSUM_K_PIPE 0
+#define PARSUM_K_PIPE 1
 #endif
 #ifndef PARSUM_K_LOOKBACK
 #define PARSUM_K_LOOKBACK (-1)

@@ -11,6 +11,7 @@
 #include "scan_kernels.cuh"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 namespace {
@@ -168,8 +169,14 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
     c.kernel = rev ? l->k->scan_rev : l->k->scan_fwd;
     const void *pipe = rev ? l->k->pipe_rev : l->k->pipe_fwd;
     /* The pipelined kernel pays off once every block has several tiles;
-     * it needs the tile counter, which a single tile goes without. */
-    if (pipe != NULL && l->pipe_blocks != NULL &&
+     * it needs the tile counter, which a single tile goes without. The
+     * environment variable PARSUM_CUDA_SCAN_PIPE=0 turns it off (for
+     * measurements: bench/gpu_tune.sh). */
+    static const bool pipe_on = [] {
+        const char *e = getenv("PARSUM_CUDA_SCAN_PIPE");
+        return e == NULL || strcmp(e, "0") != 0;
+    }();
+    if (pipe_on && pipe != NULL && l->pipe_blocks != NULL &&
         n > (size_t)parsum_k::scan_tile_elems(l->elem_size)) {
         int *nb = &l->pipe_blocks[rev];
         if (*nb == 0) {
