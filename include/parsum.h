@@ -471,9 +471,8 @@ PARSUM_API parsum_status parsum_flags_to_offsets(parsum_context *ctx,
 /* ------------------------------------------------------------------------ */
 
 /* These functions move elements; they never combine them. An element is
- * elem_size opaque bytes (1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE; on a CUDA
- * context also at most PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE), copied as they
- * are, so any trivially copyable type works; only a built-in predicate
+ * elem_size opaque bytes (1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE on either
+ * backend), copied as they are, so any trivially copyable type works; only a built-in predicate
  * reads an element as a dtype. Optional values travel with their keys
  * (the *_by_key forms): value_size bytes each, same limits.
  *
@@ -538,9 +537,11 @@ typedef union parsum_scalar {
 
 /* A custom predicate: pred(x, user) returns nonzero to select the key x
  * (elem_size bytes, the size the call gives for keys). On a CPU context it
- * is called from several threads at once. For a CUDA context the same
- * predicate is given as source and compiled with NVRTC, as for custom
- * operators (see parsum_custom_op and the CUDA section):
+ * is called from several threads at once.
+ * Custom predicates run on the CPU backend only for now: a CUDA context
+ * returns PARSUM_ERR_UNSUPPORTED for them (after checking that the CUDA
+ * fields below are set). The fields are the predicate's CUDA source, in
+ * the form custom operators use (parsum_custom_op), for the GPU version:
  *   cuda_type       definition of the key type ("" for a built-in type)
  *   cuda_type_name  its name T (sizeof(T) must equal the key size)
  *   cuda_pred       body of "bool pred(const T &x)", e.g.

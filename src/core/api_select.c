@@ -42,8 +42,8 @@ static void add_region(regions *rs, const char *what, const void *p,
     r->out = out;
 }
 
-/* An element size: 1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE, and on a CUDA
- * context at most PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE. */
+/* An element size: 1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE (on either backend:
+ * elements are only moved, word by word). */
 static parsum_status check_size(parsum_context *ctx, const char *fn,
                                 const char *what, size_t size)
 {
@@ -51,12 +51,6 @@ static parsum_status check_size(parsum_context *ctx, const char *fn,
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
                             "%s: %s = %zu is outside 1..%d", fn, what, size,
                             PARSUM_CUSTOM_MAX_ELEM_SIZE);
-    if (ctx->kind == PARSUM_BACKEND_CUDA &&
-        size > PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE)
-        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
-                            "%s: %s = %zu; elements on a CUDA context may "
-                            "have at most %d bytes",
-                            fn, what, size, PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE);
     return PARSUM_OK;
 }
 

@@ -28,6 +28,7 @@ struct parsum__cuda_kernels {
      * scan_rev. */
     const void *pipe_fwd;
     const void *pipe_rev;
+    unsigned long long pipe_tile; /* elements per tile of the pipe kernels */
 };
 
 /* src/cuda/kernels_<dtype>.cu (generated), indexed by parsum_op. */
@@ -133,6 +134,7 @@ struct parsum__cuda_scan_call {
     /* A scan_pipe_kernel: the grid is at most the resident blocks
      * (*pipe_blocks per multiprocessor), not one block per tile. */
     const int *pipe_blocks;
+    size_t tile; /* elements per tile of a pipe kernel (0: scan_kernel's) */
     size_t scan_size; /* bytes the kernel scans per element: the element,
                          or its segmented pair (parsum__cuda_pair_size) */
     const void *in;

@@ -89,6 +89,36 @@ __host__ __device__ constexpr int scan_rows(u64 size, bool seg)
     return seg ? (policy_for(size).rows + 1) / 2 : policy_for(size).rows;
 }
 
+/* Rows of scan_pipe_kernel, which holds two tiles per thread: fewer for
+ * the deterministic look-back (LOOKBACK 1), whose state takes more
+ * registers than the classic one's. Sizes above 8 bytes keep the rows of
+ * scan_kernel. */
+#ifndef PARSUM_K_PIPE_ROWS4C
+#define PARSUM_K_PIPE_ROWS4C 8
+#endif
+#ifndef PARSUM_K_PIPE_ROWS8C
+#define PARSUM_K_PIPE_ROWS8C 6
+#endif
+#ifndef PARSUM_K_PIPE_ROWS4G
+#define PARSUM_K_PIPE_ROWS4G 4
+#endif
+#ifndef PARSUM_K_PIPE_ROWS8G
+#define PARSUM_K_PIPE_ROWS8G 4
+#endif
+__host__ __device__ constexpr int pipe_rows(u64 size, bool classic)
+{
+    return size <= 2   ? scan_rows(size, false)
+           : size <= 4 ? (classic ? PARSUM_K_PIPE_ROWS4C : PARSUM_K_PIPE_ROWS4G)
+           : size <= 8 ? (classic ? PARSUM_K_PIPE_ROWS8C : PARSUM_K_PIPE_ROWS8G)
+                       : scan_rows(size, false);
+}
+
+__host__ __device__ constexpr u64 pipe_tile_elems(u64 size, bool classic)
+{
+    return (u64)policy_for(size).block * pipe_rows(size, classic) *
+           vec_elems(size);
+}
+
 __host__ __device__ constexpr u64 scan_tile_elems(u64 size, bool seg = false)
 {
     return (u64)policy_for(size).block * scan_rows(size, seg) *

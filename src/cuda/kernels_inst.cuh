@@ -76,6 +76,7 @@ parsum__cuda_kernels make_kernels()
         nullptr,
         nullptr,
 #endif
+        parsum_k::pipe_tile_elems(sizeof(inst_t), LB != 1),
     };
 }
 

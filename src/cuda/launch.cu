@@ -57,10 +57,11 @@ struct state_layout {
 
 /* seg: a segmented kernel, whose scan_size is its (value, flag) pair. */
 state_layout layout_for(size_t elem_size, size_t scan_size, size_t n,
-                        bool seg)
+                        bool seg, size_t tile = 0)
 {
     state_layout L;
-    const size_t tile = parsum_k::scan_tile_elems(elem_size, seg);
+    if (tile == 0)
+        tile = parsum_k::scan_tile_elems(elem_size, seg);
     const size_t pv = seg ? elem_size : 0;
     const size_t desc = parsum_k::desc_bytes(scan_size, pv);
     L.tiles = n / tile + (n % tile != 0);
@@ -94,7 +95,7 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
 
     const parsum_k::policy pol = parsum_k::policy_for(size);
     const bool seg = c->seg_flags != NULL;
-    const state_layout L = layout_for(size, c->scan_size, c->n, seg);
+    const state_layout L = layout_for(size, c->scan_size, c->n, seg, c->tile);
     if (L.tiles > 0x7fffffffu)
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %zu needs %zu tiles of %zu elements; the "
@@ -177,7 +178,7 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
         return e == NULL || strcmp(e, "0") != 0;
     }();
     if (pipe_on && pipe != NULL && l->pipe_blocks != NULL &&
-        n > (size_t)parsum_k::scan_tile_elems(l->elem_size)) {
+        n > (size_t)l->k->pipe_tile) {
         int *nb = &l->pipe_blocks[rev];
         if (*nb == 0) {
             int per_sm = 0;
@@ -189,6 +190,7 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
         }
         c.kernel = pipe;
         c.pipe_blocks = nb;
+        c.tile = (size_t)l->k->pipe_tile;
     }
     c.scan_size = l->elem_size;
     c.in = in;

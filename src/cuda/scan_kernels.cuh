@@ -442,16 +442,17 @@ struct pipe_tile {
  * already claimed, whose aggregates depend on their data alone.
  */
 template <class T, class Op, bool REV, int LOOKBACK>
-__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     scan_pipe_kernel(scan_args a, T id, T pad)
 {
     constexpr policy P = policy_for(sizeof(T));
     constexpr int BLOCK = P.block;
     constexpr int NWARP = BLOCK / 32;
-    constexpr int R = scan_rows(sizeof(T), false);
+    constexpr int R = pipe_rows(sizeof(T), LOOKBACK != 1);
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+    static_assert(TILE == pipe_tile_elems(sizeof(T), LOOKBACK != 1), "tile");
     typedef pipe_tile<T, R, V> tile_t;
 
     const Op op{};

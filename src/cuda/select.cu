@@ -123,9 +123,14 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %llu needs more than 2^31 - 1 tiles",
                             st->api, (unsigned long long)ka.n);
+    /* Keys loaded into registers (select_kernel's KS): for a predicate,
+     * and for run boundaries of single-word keys. */
     int ks = 0;
     if (ka.s0.kind == parsum_k::SK_PRED ||
         (G == 3 && ka.s1.kind == parsum_k::SK_PRED))
+        ks = (int)ka.key_size;
+    else if (ka.s0.kind >= parsum_k::SK_HEAD && ka.key_word == ka.key_size &&
+             ka.key_size <= 8)
         ks = (int)ka.key_size;
     select_fn k;
     count_fn cnt;

@@ -259,6 +259,40 @@ __device__ __forceinline__ u32 flags_items(const select_kargs &a,
     return r;
 }
 
+/* Run boundaries from keys held in registers (single-word keys of S
+ * bytes, striped: lane l's neighbours in memory are lanes l - 1 and
+ * l + 1 of the same item; lanes 0 and 31 read theirs from memory). */
+template <int S>
+__device__ __forceinline__ u32
+run_items_reg(const select_kargs &a, u32 kind, u64 m0, u32 valid,
+              const typename uint_of<S>::type (&x)[SEL_ITEMS])
+{
+    typedef typename uint_of<S>::type U;
+    typedef typename uint_of<(S == 8 ? 8 : 4)>::type SH; /* shuffled as */
+    const U *k = static_cast<const U *>(a.keys);
+    const int lane = (int)(threadIdx.x & 31u);
+    u32 r = 0u;
+#pragma unroll
+    for (int i = 0; i < SEL_ITEMS; ++i) {
+        U prev = (U)__shfl_up_sync(PARSUM_K_FULL_MASK, (SH)x[i], 1);
+        U next = (U)__shfl_down_sync(PARSUM_K_FULL_MASK, (SH)x[i], 1);
+        if (!((valid >> i) & 1u))
+            continue;
+        const u64 m = m0 + (u64)i * SEL_BLOCK;
+        if (lane == 0 && m > 0)
+            prev = k[m - 1];
+        if (lane == 31 && m + 1 < a.n)
+            next = k[m + 1];
+        const bool head = m == 0 || x[i] != prev;
+        const bool next_head = m + 1 >= a.n || next != x[i];
+        const bool f = kind == SK_HEAD      ? head
+                       : kind == SK_NT_HEAD ? head && !next_head
+                                            : !head && next_head;
+        r |= (u32)f << i;
+    }
+    return r;
+}
+
 /* Group masks of this thread's items: sel0 (first selector), sel1
  * (second, G == 3), from the loaded keys x (KS > 0). */
 template <int KS, int G>
@@ -269,8 +303,12 @@ __device__ __forceinline__ void evaluate(const select_kargs &a, u64 m0,
                                          u32 &sel0, u32 &sel1)
 {
     constexpr int S = KS == 0 ? 1 : KS;
-    sel0 = a.s0.kind == SK_PRED ? pred_dispatch<S>(a.s0, x, valid)
-                                : flags_items<KS>(a, a.s0, m0, valid);
+    if (a.s0.kind == SK_PRED)
+        sel0 = pred_dispatch<S>(a.s0, x, valid);
+    else if (KS > 0 && a.s0.kind >= SK_HEAD)
+        sel0 = run_items_reg<S>(a, a.s0.kind, m0, valid, x);
+    else
+        sel0 = flags_items<KS>(a, a.s0, m0, valid);
     sel1 = 0u;
     if constexpr (G == 3)
         sel1 = a.s1.kind == SK_PRED ? pred_dispatch<S>(a.s1, x, valid)
@@ -294,12 +332,12 @@ load_keys(const select_kargs &a, u64 m0, u32 valid,
 }
 
 /* Copies the items in `items` of this thread from src (element m0 + i *
- * SEL_BLOCK) to element dst[i] of out; elements of size bytes moved in
+ * SEL_BLOCK) to element dst(i) of out; elements of size bytes moved in
  * words W. */
-template <class W>
+template <class W, class D>
 __device__ __forceinline__ void move_items_w(const void *src, void *out,
                                              u32 size, u64 m0, u32 items,
-                                             const u64 (&dst)[SEL_ITEMS])
+                                             const D &dst)
 {
     const W *s = static_cast<const W *>(src);
     W *d = static_cast<W *>(out);
@@ -309,15 +347,16 @@ __device__ __forceinline__ void move_items_w(const void *src, void *out,
         if (!((items >> i) & 1u))
             continue;
         const u64 m = m0 + (u64)i * SEL_BLOCK;
+        const u64 to = dst(i);
         for (u32 w = 0; w < nw; ++w)
-            d[dst[i] * nw + w] = s[m * nw + w];
+            d[to * nw + w] = s[m * nw + w];
     }
 }
 
+template <class D>
 __device__ __forceinline__ void move_items(const void *src, void *out,
                                            u32 size, u32 word, u64 m0,
-                                           u32 items,
-                                           const u64 (&dst)[SEL_ITEMS])
+                                           u32 items, const D &dst)
 {
     switch (word) {
     case 16: move_items_w<uint4>(src, out, size, m0, items, dst); break;
@@ -354,6 +393,34 @@ __device__ __forceinline__ u32 valid_items(u64 n, u64 m0)
     const u64 left = (n - m0 + SEL_BLOCK - 1) / SEL_BLOCK; /* items < n */
     return left >= SEL_ITEMS ? (1u << SEL_ITEMS) - 1u : (1u << left) - 1u;
 }
+
+/* Where item i of a thread goes (select_kernel step 4): a functor with a
+ * forced-inline call, holding copies of the ballots (references would
+ * take the arrays' address and move them to local memory). */
+template <int G>
+struct sel_dest {
+    const u32 *s_off;
+    u32 b0[SEL_ITEMS];
+    u32 b1[SEL_ITEMS];
+    u32 sel0, g1, lt;
+    int warp;
+    u64 base, x0, x1, t0, t1;
+    __device__ __forceinline__ u64 operator()(int i) const
+    {
+        const u32 off = s_off[i * SEL_NWARP + warp];
+        const u64 o0 = x0 + (off & 0xffffu);
+        if ((sel0 >> i) & 1u)
+            return o0 + (u64)__popc(b0[i] & lt);
+        const u64 o1 = x1 + (off >> 16);
+        if (G == 3 && ((g1 >> i) & 1u))
+            return t0 + o1 + (u64)__popc(b1[i] & lt);
+        /* the rest (G == 2: group 1, G == 3: group 2): the elements
+         * before this (item, warp) minus groups 0 and 1 */
+        const u64 before = base + (u64)i * SEL_BLOCK + (u64)warp * 32u;
+        const u32 rest = ~(b0[i] | b1[i]);
+        return t0 + t1 + (before - o0 - o1) + (u64)__popc(rest & lt);
+    }
+};
 
 /* KS: bytes of the key a predicate reads (0: no predicate). */
 template <int KS, int G>
@@ -444,8 +511,9 @@ __global__ void __launch_bounds__(SEL_BLOCK) select_kernel(select_kargs a)
     }
     __syncthreads();
 
-    /* 4. Destinations. Group prefixes before the tile: x0 (group 0), x1
-     * (group 1); the rest is what precedes minus those. */
+    /* 4. Destinations, computed where they are used (an array of them
+     * would live in local memory). Group prefixes before the tile: x0
+     * (group 0), x1 (group 1); the rest is what precedes minus those. */
     const u64 xc = s_x;
     const u64 x0 = G == 3 ? (xc & 0xffffffffull) : xc;
     const u64 x1 = G == 3 ? (xc >> 32) : 0u;
@@ -460,49 +528,47 @@ __global__ void __launch_bounds__(SEL_BLOCK) select_kernel(select_kargs a)
             *a.count_out = x0 + (s_tot & 0xffffu);
     }
     const u32 lt = lanemask_lt();
-    u64 dst[SEL_ITEMS];
-    u32 out_items = 0u; /* items that are written */
+    /* Items that are written: all valid ones, or (G == 1) the selected. */
+    const u32 out_items = G >= 2 ? valid : sel0;
+    sel_dest<G> dest;
+    dest.s_off = s_off;
 #pragma unroll
     for (int i = 0; i < SEL_ITEMS; ++i) {
-        const u32 off = s_off[i * SEL_NWARP + warp];
-        const u64 o0 = x0 + (off & 0xffffu);
-        const u64 o1 = x1 + (off >> 16);
-        /* elements of the tile before this (item, warp) */
-        const u64 before = base + (u64)i * SEL_BLOCK + (u64)warp * 32u;
-        if ((sel0 >> i) & 1u) {
-            dst[i] = o0 + (u64)__popc(b0[i] & lt);
-        } else if (G == 3 && ((g1 >> i) & 1u)) {
-            dst[i] = t0 + o1 + (u64)__popc(b1[i] & lt);
-        } else {
-            /* the rest: G == 2 group 1, G == 3 group 2 */
-            const u32 rest = ~(b0[i] | b1[i]);
-            dst[i] = t0 + t1 + (before - o0 - o1) + (u64)__popc(rest & lt);
-        }
-        if (G >= 2 || ((sel0 >> i) & 1u))
-            out_items |= ((valid >> i) & 1u) << i;
+        dest.b0[i] = b0[i];
+        dest.b1[i] = b1[i];
     }
+    dest.sel0 = sel0;
+    dest.g1 = g1;
+    dest.lt = lt;
+    dest.warp = warp;
+    dest.base = base;
+    dest.x0 = x0;
+    dest.x1 = x1;
+    dest.t0 = t0;
+    dest.t1 = t1;
 
-    /* 5. Move keys, values, indices. Keys a predicate has loaded go
-     * straight from the registers when keys_out is aligned to them. */
+    /* 5. Move keys, values, indices. Keys in registers (a predicate's or
+     * a run test's) go straight from there when keys_out is aligned to
+     * them. */
     if (a.keys_out != nullptr) {
         if (KS > 0 && a.key_word == (u32)KS) {
 #pragma unroll
             for (int i = 0; i < SEL_ITEMS; ++i)
                 if ((out_items >> i) & 1u)
-                    static_cast<U *>(a.keys_out)[dst[i]] = x[i];
+                    static_cast<U *>(a.keys_out)[dest(i)] = x[i];
         } else {
             move_items(a.keys, a.keys_out, a.key_size, a.key_word, m0,
-                       out_items, dst);
+                       out_items, dest);
         }
     }
     if (a.values_out != nullptr)
         move_items(a.values, a.values_out, a.value_size, a.value_word, m0,
-                   out_items, dst);
+                   out_items, dest);
     if (a.idx_out != nullptr) {
 #pragma unroll
         for (int i = 0; i < SEL_ITEMS; ++i)
             if ((out_items >> i) & 1u)
-                a.idx_out[dst[i]] = m0 + (u64)i * SEL_BLOCK;
+                a.idx_out[dest(i)] = m0 + (u64)i * SEL_BLOCK;
     }
 }
 
