@@ -235,8 +235,11 @@ if want sanitize; then
     # memcheck must not count those API errors.
     san memcheck_errors memcheck test_errors 40 --report-api-errors no
     san memcheck_segmented memcheck test_segmented 90
+    san memcheck_select memcheck test_select 60
+    san memcheck_unique memcheck test_unique 60
     if [ "${RACECHECK:-1}" != 0 ]; then
-        san racecheck_scan racecheck test_scan 90
+        # racecheck runs test_scan about 30x slower than plain: ~250 s.
+        san racecheck_scan racecheck test_scan 300
         san racecheck_custom racecheck test_custom 40
         san racecheck_segmented racecheck test_segmented 150
     fi

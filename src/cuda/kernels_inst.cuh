@@ -50,6 +50,20 @@ constexpr int lookback_for()
     return parsum_k::packed_desc<S>::value ? 2 : 1;
 }
 
+/* The pipelined scan where it was measured faster (bench/RESULTS.md,
+ * 2026-11-21): with the classic look-back (integers, float min/max). With
+ * the deterministic one (float sums and products) it was slower than
+ * scan_kernel (0.86x vs 0.88x CUB for f32, 0.83x vs 0.92x for f64), so
+ * those keep scan_kernel. */
+template <class op, bool REV, int LB>
+const void *pipe_kernel()
+{
+    if constexpr (PARSUM_K_PIPE && LB == 2)
+        return (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, REV, LB>;
+    else
+        return nullptr;
+}
+
 template <template <class, class> class OP>
 parsum__cuda_kernels make_kernels()
 {
@@ -69,13 +83,8 @@ parsum__cuda_kernels make_kernels()
         (const void *)&scan_kernel<inst_t, op, false, LBS, seg_scan_flags>,
         (const void *)&scan_kernel<inst_t, op, true, LBS, seg_scan_flags>,
         (const void *)&scan_kernel<inst_t, op, false, LBS, seg_reduce_flags>,
-#if PARSUM_K_PIPE
-        (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, false, LB>,
-        (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, true, LB>,
-#else
-        nullptr,
-        nullptr,
-#endif
+        pipe_kernel<op, false, LB>(),
+        pipe_kernel<op, true, LB>(),
         parsum_k::pipe_tile_elems(sizeof(inst_t), LB != 1),
     };
 }
