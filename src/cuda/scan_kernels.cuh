@@ -152,6 +152,129 @@ __device__ __forceinline__ void store_run(const scan_args &a, u64 k, u64 m,
         *a.total = k + 1u;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Tile pieces shared by scan_kernel and scan_pipe_kernel                    */
+/* ------------------------------------------------------------------------ */
+
+/* The layout of a tile (see scan_kernel): warp w holds a contiguous chunk
+ * of R rows, in row r lane l holds one vector of V consecutive elements;
+ * offset(r) is the memory offset, within the tile, of the first element
+ * of this thread's vector in scan row r. */
+template <int R, int V, bool REV, int NWARP>
+struct tile_layout {
+    static constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
+    static constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+    int warp, lane;
+    __device__ __forceinline__ u32 offset(int r) const
+    {
+        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
+        return REV ? TILE - V - fwd : fwd;
+    }
+};
+
+/* Loads this thread's elements of the tile at in (all loads issued before
+ * any use); positions at or past rem (a partial tile) get pad. */
+template <class T, int R, int V, bool REV, class L>
+__device__ __forceinline__ void tile_load(T (&y)[R][V], const T *in,
+                                          const L &lay, bool full, u64 rem,
+                                          bool vec, const T &pad)
+{
+    if (full) {
+        if (vec_capable(sizeof(T)) && vec) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                load_vec<T, V, REV>(y[r], in + lay.offset(r));
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    y[r][v] = in[lay.offset(r) + (REV ? V - 1 - v : v)];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u32 m = lay.offset(r) + (REV ? V - 1 - v : v);
+                y[r][v] = m < rem ? in[m] : pad;
+            }
+    }
+}
+
+/* The converse. In a reverse scan the partial tile comes first and its
+ * padding precedes in[n-1], whose exclusive output is the identity (the
+ * scan gave it the fold of the padding). */
+template <class T, int R, int V, bool REV, class L>
+__device__ __forceinline__ void tile_store(T *out, const T (&y)[R][V],
+                                           const L &lay, bool full, u64 rem,
+                                           bool vec, bool excl, const T &id)
+{
+    if (full) {
+        if (vec_capable(sizeof(T)) && vec) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                store_vec<T, V, REV>(out + lay.offset(r), y[r]);
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    out[lay.offset(r) + (REV ? V - 1 - v : v)] = y[r][v];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                u32 m = lay.offset(r) + (REV ? V - 1 - v : v);
+                if (m < rem)
+                    out[m] = (REV && excl && m == rem - 1) ? id : y[r][v];
+            }
+    }
+}
+
+/* Thread and warp level of a tile: each row's lane-exclusive prefixes le
+ * (valid for lane > 0), the row prefixes rp within the warp (valid for
+ * r > 0), and the warp's total, returned. */
+template <class S, int R, int V, class Op>
+__device__ __forceinline__ S row_scans(const S (&x)[R][V], S (&le)[R],
+                                       S (&rp)[R], int lane, const S &pad,
+                                       const Op &op)
+{
+    S tot[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        S s = x[r][0];
+#pragma unroll
+        for (int v = 1; v < V; ++v)
+            s = op(s, x[r][v]);
+        tot[r] = s;
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            S o = shfl_up(tot[r], d);
+            if (lane >= d)
+                tot[r] = op(o, tot[r]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        le[r] = shfl_up(tot[r], 1);    /* valid for lane > 0 */
+        tot[r] = shfl_idx(tot[r], 31); /* row total */
+    }
+    rp[0] = pad;
+    S wtot = tot[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+        rp[r] = wtot;
+        wtot = op(wtot, tot[r]);
+    }
+    return wtot;
+}
+
 /*
  * One block scans one tile. Tiles are numbered c = 0, 1, ... in scan order
  * (handed out by an atomic counter, so a tile only ever waits for tiles
@@ -219,36 +342,13 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     const T *in = static_cast<const T *>(a.in) + tile_base;
     T *out = static_cast<T *>(a.out) + tile_base;
 
-    /* Memory offset (within the tile) of the first element of this
-     * thread's vector in scan row r. */
-    auto offset = [&](int r) -> u32 {
-        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
-        return REV ? TILE - V - fwd : fwd;
-    };
+    const tile_layout<R, V, REV, NWARP> lay{warp, lane};
+    auto offset = [&](int r) -> u32 { return lay.offset(r); };
+    const bool vec = (a.options & OPT_VEC) != 0;
 
-    /* 2. Load (all loads issued before any use). */
+    /* 2. Load. */
     T y[R][V];
-    if (full) {
-        if (vec_capable(sizeof(T)) && (a.options & OPT_VEC)) {
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-                load_vec<T, V, REV>(y[r], in + offset(r));
-        } else {
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    y[r][v] = in[offset(r) + (REV ? V - 1 - v : v)];
-        }
-    } else {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                u32 m = offset(r) + (REV ? V - 1 - v : v);
-                y[r][v] = m < rem ? in[m] : pad_elem;
-            }
-    }
+    tile_load<T, R, V, REV>(y, in, lay, full, rem, vec, pad_elem);
     /* Segment flags in scan order: bit v of head[r] for y[r][v] (for a
      * reverse scan, an element starts a segment when the next one in
      * memory does); tail[r] (reduce): y[r][v] ends its run. */
@@ -275,37 +375,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
 
     /* 3. Thread, warp and block level: lane exclusive prefixes le[r], row
      * prefixes rp[r] within the warp, the warp total. */
-    S le[R], tot[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        S s = x[r][0];
-#pragma unroll
-        for (int v = 1; v < V; ++v)
-            s = op(s, x[r][v]);
-        tot[r] = s;
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            S o = shfl_up(tot[r], d);
-            if (lane >= d)
-                tot[r] = op(o, tot[r]);
-        }
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        le[r] = shfl_up(tot[r], 1);      /* valid for lane > 0 */
-        tot[r] = shfl_idx(tot[r], 31);   /* row total */
-    }
-    S rp[R]; /* rp[r]: total of rows 0..r-1, valid for r > 0 */
-    rp[0] = pad;
-    S wtot = tot[0];
-#pragma unroll
-    for (int r = 1; r < R; ++r) {
-        rp[r] = wtot;
-        wtot = op(wtot, tot[r]);
-    }
+    S le[R], rp[R];
+    const S wtot = row_scans<S, R, V>(x, le, rp, lane, pad, op);
     if (lane == 0)
         s_wtot[warp] = wtot;
     __syncthreads();
@@ -385,31 +456,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
         return;
 
     /* 6. Store. */
-    if (full) {
-        if (vec_capable(sizeof(T)) && (a.options & OPT_VEC)) {
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-                store_vec<T, V, REV>(out + offset(r), y[r]);
-        } else {
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    out[offset(r) + (REV ? V - 1 - v : v)] = y[r][v];
-        }
-    } else {
-        /* In a reverse scan the partial tile comes first and its padding
-         * precedes in[n-1], whose exclusive output is the identity (the
-         * code above gave it the fold of the padding). */
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                u32 m = offset(r) + (REV ? V - 1 - v : v);
-                if (m < rem)
-                    out[m] = (REV && excl && m == rem - 1) ? id : y[r][v];
-            }
-    }
+    tile_store<T, R, V, REV>(out, y, lay, full, rem, vec, excl, id);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -467,10 +514,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
     const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
 
-    auto offset = [&](int r) -> u32 {
-        u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
-        return REV ? TILE - V - fwd : fwd;
-    };
+    const tile_layout<R, V, REV, NWARP> lay{warp, lane};
     auto tile_base = [&](u32 c) -> u64 {
         return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
     };
@@ -488,58 +532,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto load_local = [&](tile_t &t, int buf) {
         const u64 base = tile_base(t.c);
         const T *in = static_cast<const T *>(a.in) + base;
-        if (base + TILE <= a.n) {
-            if (vec) {
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    load_vec<T, V, REV>(t.y[r], in + offset(r));
-            } else {
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        t.y[r][v] = in[offset(r) + (REV ? V - 1 - v : v)];
-            }
-        } else {
-            const u64 rem = a.n - base;
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    u32 m = offset(r) + (REV ? V - 1 - v : v);
-                    t.y[r][v] = m < rem ? in[m] : pad;
-                }
-        }
-        T tot[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            T s = t.y[r][0];
-#pragma unroll
-            for (int v = 1; v < V; ++v)
-                s = op(s, t.y[r][v]);
-            tot[r] = s;
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                T o = shfl_up(tot[r], d);
-                if (lane >= d)
-                    tot[r] = op(o, tot[r]);
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            t.le[r] = shfl_up(tot[r], 1);
-            tot[r] = shfl_idx(tot[r], 31);
-        }
-        t.rp[0] = pad;
-        T wtot = tot[0];
-#pragma unroll
-        for (int r = 1; r < R; ++r) {
-            t.rp[r] = wtot;
-            wtot = op(wtot, tot[r]);
-        }
+        tile_load<T, R, V, REV>(t.y, in, lay, base + TILE <= a.n, a.n - base,
+                                vec, pad);
+        const T wtot = row_scans<T, R, V>(t.y, t.le, t.rp, lane, pad, op);
         if (lane == 0)
             s_wtot[buf * NWARP + warp] = wtot;
         __syncthreads();
@@ -603,30 +598,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         }
         const u64 base = tile_base(t.c);
         T *out = static_cast<T *>(a.out) + base;
-        if (base + TILE <= a.n) {
-            if (vec) {
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    store_vec<T, V, REV>(out + offset(r), t.y[r]);
-            } else {
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        out[offset(r) + (REV ? V - 1 - v : v)] = t.y[r][v];
-            }
-        } else {
-            const u64 rem = a.n - base;
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    u32 m = offset(r) + (REV ? V - 1 - v : v);
-                    if (m < rem)
-                        out[m] = (REV && excl && m == rem - 1) ? id
-                                                               : t.y[r][v];
-                }
-        }
+        tile_store<T, R, V, REV>(out, t.y, lay, base + TILE <= a.n,
+                                 a.n - base, vec, excl, id);
     };
 
     /* Two tiles, A and B, in fixed registers: the loop body is written
