@@ -14,9 +14,10 @@
 #include <stddef.h>
 
 typedef struct parsum_bench_args {
-    const char *what;   /* "reduce", "scan", or a segmented benchmark:
-                           "segscan", "segreduce", "scanbykey",
-                           "reducebykey" */
+    const char *what;   /* "reduce", "scan", a segmented benchmark
+                           ("segscan", "segreduce", "scanbykey",
+                           "reducebykey") or a selection benchmark
+                           ("select", "partition", "unique", "rle") */
     size_t n;           /* elements; 0 = a sweep over several sizes */
     parsum_dtype dtype;
     parsum_op op;
@@ -29,6 +30,11 @@ typedef struct parsum_bench_args {
                            -1 for each in turn */
     int seg_offsets;    /* segscan: segments as offsets, not packed flags */
     int seg_kind_set;   /* --seg-kind was given */
+    int selectivity;    /* select, partition: percent selected (0..100),
+                           or -1 for a series */
+    int select_by;      /* select, partition: 0 predicate, 1 flag bytes,
+                           2 packed flag bits */
+    int selectivity_set; /* --selectivity or --select-by was given */
 } parsum_bench_args;
 
 /* A benchmark entry point returns the process exit status it wants:

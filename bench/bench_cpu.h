@@ -30,7 +30,13 @@ int parsum_bench_cpu(const parsum_bench_args *args, FILE *out);
  * distribution (args->seg_dist) or each in turn (-1). */
 int parsum_bench_cpu_segmented(const parsum_bench_args *args, FILE *out);
 
-/* Shared by both: the random input of bench_cpu.c (any bits for
+/* `parsum bench select|partition|unique|rle` (bench_cpu_select.c):
+ * parsum against a serial loop and the copies, for one selectivity
+ * (args->selectivity) or a series (-1), or for unique and rle one run
+ * distribution (args->seg_dist) or each in turn (-1). */
+int parsum_bench_cpu_select(const parsum_bench_args *args, FILE *out);
+
+/* Shared by all: the random input of bench_cpu.c (any bits for
  * integers; floats in [0, 1), or within 1e-3 of 1 for PROD), filled on
  * `threads` threads; and the CPU's model name from /proc/cpuinfo. */
 void pb_fill_input(void *p, size_t n, parsum_dtype dtype, parsum_op op,

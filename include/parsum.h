@@ -472,16 +472,26 @@ PARSUM_API parsum_status parsum_flags_to_offsets(parsum_context *ctx,
 
 /* These functions move elements; they never combine them. An element is
  * elem_size opaque bytes (1 .. PARSUM_CUSTOM_MAX_ELEM_SIZE on either
- * backend), copied as they are, so any trivially copyable type works; only a built-in predicate
- * reads an element as a dtype. Optional values travel with their keys
+ * backend), copied as they are, so any trivially copyable type works;
+ * only a built-in predicate reads an element as a dtype. Optional values travel with their keys
  * (the *_by_key forms): value_size bytes each, same limits.
  *
  * Counts (num_selected, num_unique, num_runs ...) are written to host
  * memory or, on a CUDA context, to device/managed memory: then the call
  * returns without waiting, like a kernel launch. Outputs may not overlap
- * any input or each other (no in-place operation); output arrays must
- * have room for the worst case (n elements). Results are deterministic;
- * every function is stable: the elements kept appear in input order.
+ * any input or each other, the counts included (no in-place operation);
+ * output arrays must have room for the worst case (n elements). Results
+ * are deterministic; every function is stable: the elements kept appear
+ * in input order.
+ *
+ * Errors (every function, besides those it lists): PARSUM_ERR_NULL_POINTER
+ * for a NULL ctx, selector, count or required array (arrays may be NULL
+ * when n == 0); PARSUM_ERR_INVALID_ARGUMENT for an element size of 0 or
+ * above PARSUM_CUSTOM_MAX_ELEM_SIZE, an unknown selector kind or
+ * predicate, overlapping buffers; PARSUM_ERR_UNSUPPORTED for a custom
+ * predicate on a CUDA context; PARSUM_ERR_INVALID_DTYPE for an unknown dtype; PARSUM_ERR_OVERFLOW when
+ * n times an element size, or a bit_offset, passes the end of size_t or
+ * of the address space.
  *
  * Complexity: O(n) work. Select, select_indices, unique and the run-length
  * encodings read their input once; a partition reads the selector's input
@@ -537,7 +547,9 @@ typedef union parsum_scalar {
 
 /* A custom predicate: pred(x, user) returns nonzero to select the key x
  * (elem_size bytes, the size the call gives for keys). On a CPU context it
- * is called from several threads at once.
+ * is called from several threads at once. x points to the key in the
+ * input array (aligned as the array is); pred must give the same answer
+ * for the same key every time (a partition asks twice).
  * Custom predicates run on the CPU backend only for now: a CUDA context
  * returns PARSUM_ERR_UNSUPPORTED for them (after checking that the CUDA
  * fields below are set). The fields are the predicate's CUDA source, in
@@ -577,8 +589,10 @@ typedef struct parsum_selector {
  * Errors: NULL ctx/sel/num_selected, in or out NULL with n > 0, elem_size
  * 0 or too large, n * elem_size overflowing, unknown kind/pred/dtype, a
  * predicate dtype whose size is not elem_size, BIT_SET/CLEAR bit out of
- * range, a flag array NULL with n > 0, custom->pred NULL (CPU) or its CUDA
- * source missing (CUDA), overlapping buffers. */
+ * range (PARSUM_ERR_INVALID_ARGUMENT), a flag array NULL with n > 0,
+ * sel->custom NULL, custom->pred NULL (CPU) or its cuda_pred or
+ * cuda_type_name NULL (CUDA: PARSUM_ERR_INVALID_ARGUMENT), overlapping
+ * buffers. */
 PARSUM_API parsum_status parsum_select(parsum_context *ctx, const void *in,
                                        void *out, size_t n, size_t elem_size,
                                        const parsum_selector *sel,
@@ -596,8 +610,8 @@ PARSUM_API parsum_status parsum_select_by_key(
 /* parsum_select_indices: writes the positions i of the selected elements,
  * ascending, to indices[0 .. k) (uint64_t, room for n) and k to
  * *num_selected. in (elem_size bytes per element) is read only by a
- * predicate selector: it may be NULL with BYTES or BITS (elem_size is then
- * ignored). */
+ * predicate or custom selector: with BYTES or BITS it may be NULL and
+ * elem_size is ignored. */
 PARSUM_API parsum_status parsum_select_indices(parsum_context *ctx,
                                                const void *in, size_t n,
                                                size_t elem_size,
@@ -638,8 +652,11 @@ PARSUM_API parsum_status parsum_partition3(parsum_context *ctx,
  * `bit` (0 = least significant, of the raw representation) is 0 come
  * first, then those where it is 1, each in input order; *num_zeros gets
  * the count of the first group. key_dtype: any dtype (floats by their raw
- * bits). values_in/values_out may be NULL with value_size 0 (keys only).
- * Errors: as parsum_partition_by_key, plus bit >= the dtype's bit count. */
+ * bits). values_in/values_out may be NULL with value_size 0 (keys only;
+ * they are then ignored); with values, keys_out may be NULL (values only),
+ * as in parsum_partition_by_key.
+ * Errors: as parsum_partition_by_key, plus bit >= the dtype's bit count
+ * (PARSUM_ERR_INVALID_ARGUMENT), key_dtype unknown. */
 PARSUM_API parsum_status parsum_split_by_bit(
     parsum_context *ctx, const void *keys_in, const void *values_in,
     void *keys_out, void *values_out, size_t n, parsum_dtype key_dtype,

@@ -8,11 +8,14 @@
  * an in-place reverse exclusive scan, against plain typed serial loops.
  * Then a U8 SUM segmented scan in place with packed head flags (a head
  * every 1000 elements, at word boundaries, and a segment across 2^31),
- * checked against a running sum that restarts at each head.
+ * checked against a running sum that restarts at each head, and a
+ * parsum_select of the U8 input by packed bits (about half of it, bit
+ * offset 5) into a second buffer of the same size.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
- * packed flags (268 MB, context memory) and 64 MiB host blocks: input and
- * flags are regenerated block by block from the PRNG when checking,
- * instead of being kept.
+ * packed flags (268 MB, context memory), for the select its output (2.15
+ * GB more) and 64 MiB host blocks: input, flags and selection bits are
+ * regenerated block by block from the PRNG when checking, instead of
+ * being kept.
  *
  * Registered in CTest with LABELS "huge" (run once per CI job, left out of
  * the sanitizer build with `ctest -LE huge`); exits 77 ("skipped") when the
@@ -197,9 +200,114 @@ static void test_huge_segmented_u8_sum(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- select ----------------------------------------------------------- */
+
+/* Selection bits: word w of the packed array is a hash of w (about half
+ * the bits set); element i has bit SEL_BIT0 + i, so that the bit offset is
+ * normalised at every index. */
+#define SEL_BIT0 ((size_t)5)
+
+static uint32_t sel_word(size_t w)
+{
+    tu_rng r = tu_rng_for(0x5e1, w / 4096, 0, 0);
+    uint32_t v = 0;
+    for (size_t k = 0; k <= w % 4096; k++) /* one stream per 4096 words */
+        v = (uint32_t)tu_next(&r);
+    return v;
+}
+
+/* Words [w0, w0 + count) of the selection bits. */
+static void gen_sel_words(size_t w0, size_t count, uint32_t *words)
+{
+    tu_rng r = tu_rng_for(0x5e1, w0 / 4096, 0, 0);
+    for (size_t k = 0; k < w0 % 4096; k++)
+        (void)tu_next(&r);
+    for (size_t i = 0; i < count; i++) {
+        if ((w0 + i) % 4096 == 0)
+            r = tu_rng_for(0x5e1, (w0 + i) / 4096, 0, 0);
+        words[i] = (uint32_t)tu_next(&r);
+    }
+}
+
+/* The selected input bytes, in order, against out (downloaded a block at
+ * a time); returns the mismatches, *count the number selected. */
+static size_t check_select(const unsigned char *dout, unsigned char *blk,
+                           unsigned char *got, uint32_t *words, size_t *count)
+{
+    size_t at = 0, have = 0, base = 0, bad = 0;
+    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_block(b, blk, len);
+        size_t w0 = (SEL_BIT0 + off) / 32;
+        gen_sel_words(w0, (SEL_BIT0 + off + len) / 32 - w0 + 1, words);
+        for (size_t i = 0; i < len; i++) {
+            size_t bit = SEL_BIT0 + off + i;
+            if (!((words[bit / 32 - w0] >> (bit % 32)) & 1u))
+                continue;
+            if (at == base + have) { /* the next block of the output */
+                base = at;
+                have = HUGE_N - at < BLOCK ? HUGE_N - at : BLOCK;
+                tu_download(got, dout + base, have);
+            }
+            if (got[at - base] != blk[i] && bad++ < TU_MAX_REPORTS)
+                print_error("  MISMATCH select u8 bits n=%zu: output %zu "
+                            "(input %zu): expected %d, got %d\n",
+                            HUGE_N, at, off + i, blk[i], got[at - base]);
+            at++;
+        }
+    }
+    *count = at;
+    return bad;
+}
+
+/* parsum_select of U8 data by packed bits over the whole > 2^31 input:
+ * bit and word indices above 2^31, the chain of chunk counts and the
+ * output positions must not wrap. Memory: the output (2.15 GB) and the
+ * bits (268 MB) besides the input, context memory. */
+static void test_huge_select_u8_bits(void **state)
+{
+    (void)state;
+    size_t nwords = (SEL_BIT0 + HUGE_N + 31) / 32;
+    void *pb = NULL, *po = NULL;
+    if (parsum_alloc(tu_ctx, &pb, nwords * 4) != PARSUM_OK || pb == NULL ||
+        parsum_alloc(tu_ctx, &po, HUGE_N) != PARSUM_OK || po == NULL) {
+        parsum_free(tu_ctx, pb);
+        skip(); /* the input fits, the output not: nothing to test */
+    }
+    unsigned char *blk = tu_malloc(BLOCK), *got = tu_malloc(BLOCK);
+    uint32_t *words = tu_malloc(BLOCK / 8 + 64);
+    for (size_t w = 0; w < nwords; w += BLOCK / 32) {
+        size_t cnt = nwords - w < BLOCK / 32 ? nwords - w : BLOCK / 32;
+        gen_sel_words(w, cnt, words);
+        tu_upload((uint32_t *)pb + w, words, cnt * 4);
+    }
+    if (sel_word(nwords - 1) != words[(nwords - 1) % (BLOCK / 32)])
+        fail_msg("gen_sel_words and sel_word disagree");
+    (void)upload_input(blk);
+    parsum_selector sel;
+    memset(&sel, 0, sizeof sel);
+    sel.kind = PARSUM_SELECT_BITS;
+    sel.bits = pb;
+    sel.bit_offset = SEL_BIT0;
+    size_t k = 0, want = 0, failures = 0;
+    TU_OK(parsum_select(tu_ctx, huge_buf, po, HUGE_N, 1, &sel, &k));
+    if (check_select(po, blk, got, words, &want) != 0)
+        tu_report(&failures, "  select u8 by bits wrong\n");
+    if (k != want)
+        tu_report(&failures, "  select u8 by bits: num_selected %zu, "
+                  "expected %zu\n", k, want);
+    parsum_free(tu_ctx, pb);
+    parsum_free(tu_ctx, po);
+    free(blk);
+    free(got);
+    free(words);
+    assert_int_equal(failures, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_i8_sum),
     cmocka_unit_test(test_huge_segmented_u8_sum),
+    cmocka_unit_test(test_huge_select_u8_bits),
 };
 
 int main(void)

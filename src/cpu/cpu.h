@@ -25,9 +25,10 @@ extern "C" {
 #define PARSUM__CPU_CHUNK_BYTES ((size_t)128 * 1024)
 #endif
 
-/* Output bytes above which an out-of-place scan streams its stores past
- * the caches: a quarter of the last-level cache (sysconf), 8 MiB if
- * unknown. */
+/* Output bytes above which an out-of-place scan (or a selection) streams
+ * its stores past the caches: a quarter of the last-level cache (sysconf),
+ * 8 MiB if unknown; env PARSUM_CPU_STREAM_BYTES sets it (0: always), so
+ * that the tests run the streamed paths on small inputs. */
 size_t parsum__cpu_stream_threshold(void);
 
 /* Elements per chunk for an element size (also for custom operators). */
@@ -87,7 +88,18 @@ typedef size_t (*parsum__compress_fn)(const void *src, const uint64_t *bits,
  *      dtype with the constants a and b; a->u32 is the bit of BIT_SET and
  *      BIT_CLEAR); writes ceil(count / 64) words, the bits above count
  *      cleared, and returns the number of set bits.
- *  bytes_bits: bit i = (bytes[i] != 0), as pred_bits. */
+ *  pred_select[dtype]: the keys for which pred holds, compressed to
+ *      dst[0 .. m) in one read of the keys (each 64 compressed as soon as
+ *      they are tested); returns m. Writes nothing past dst[m - 1].
+ *      Meanwhile it streams the lines of task t out (t NULL: none), a
+ *      share after every 64 keys, so that one thread reads and writes
+ *      memory at the same time (the previous chunk's output).
+ *  bytes_bits: bit i = (bytes[i] != 0), as pred_bits.
+ *  stream_copy: memcpy to memory that is not read soon, with
+ *      non-temporal stores for the destination's whole cache lines (the
+ *      partial lines at its ends with ordinary stores, so a neighbouring
+ *      thread may write the rest of them). Not fenced: the caller issues
+ *      a full fence (atomic_thread_fence) before the data are used. */
 typedef size_t (*parsum__compress_index_fn)(const uint64_t *bits,
                                             size_t count, uint64_t base,
                                             uint64_t *dst);
@@ -96,14 +108,30 @@ typedef size_t (*parsum__pred_bits_fn)(const void *keys, size_t count,
                                        const parsum_scalar *a,
                                        const parsum_scalar *b,
                                        uint64_t *bits);
+/* lines 64-byte lines from src (any alignment) to dst (64-byte
+ * aligned) with non-temporal stores. */
+typedef struct parsum__stream_task {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t lines;
+} parsum__stream_task;
+typedef size_t (*parsum__pred_select_fn)(const void *keys, size_t count,
+                                         parsum_pred pred,
+                                         const parsum_scalar *a,
+                                         const parsum_scalar *b, void *dst,
+                                         const parsum__stream_task *t);
 typedef size_t (*parsum__bytes_bits_fn)(const uint8_t *bytes, size_t count,
                                         uint64_t *bits);
+typedef void (*parsum__stream_copy_fn)(void *dst, const void *src,
+                                       size_t bytes);
 
 typedef struct parsum__cpu_select_kernels {
     parsum__compress_fn compress[5];
     parsum__compress_index_fn compress_index;
     parsum__pred_bits_fn pred_bits[PARSUM_DTYPE_COUNT];
+    parsum__pred_select_fn pred_select[PARSUM_DTYPE_COUNT];
     parsum__bytes_bits_fn bytes_bits;
+    parsum__stream_copy_fn stream_copy;
 } parsum__cpu_select_kernels;
 
 typedef struct parsum__cpu_kernels {

@@ -154,8 +154,14 @@ typedef struct sel_job {
     unsigned char *slots;
     /* partition: per chunk and group its count, then where it goes */
     size_t *counts;
-    /* per thread: `groups` bit buffers of `words` words */
+    /* per thread: `groups` bit buffers of `words` words, then (stream)
+     * staging for a chunk's worth of every output, `stage_bytes` in all */
     uint64_t *tmp;
+    size_t tmp_bytes, stage_bytes;
+    int stream;
+    /* select by a predicate, keys only, streamed: keys tested and
+     * compressed in one read (else NULL) */
+    parsum__pred_select_fn fused;
     atomic_size_t next;
 } sel_job;
 
@@ -172,27 +178,103 @@ static size_t chunk_len(const sel_job *j, size_t c)
     return j->n - off < j->chunk ? j->n - off : j->chunk;
 }
 
-/* The elements of [off, off + len) whose bit is set, to output position
- * `at` of every output the call has. */
-static void move(const sel_job *j, const uint64_t *bits, size_t off,
-                 size_t len, size_t at)
+/* Where a chunk's selected elements go: one pointer per output. */
+typedef struct outp {
+    unsigned char *k, *v;
+    uint64_t *i;
+} outp;
+
+/* The outputs from element position `at` on. */
+static outp outputs_at(const sel_job *j, size_t at)
 {
     const parsum__select_args *a = j->a;
+    outp o = {NULL, NULL, NULL};
     if (a->keys_out != NULL)
-        parsum__compress_any(j->k, (const unsigned char *)a->keys +
-                                       off * a->key_size,
-                             bits, len,
-                             (unsigned char *)a->keys_out + at * a->key_size,
-                             a->key_size);
+        o.k = (unsigned char *)a->keys_out + at * a->key_size;
     if (a->values_out != NULL)
-        parsum__compress_any(j->k, (const unsigned char *)a->values +
-                                       off * a->value_size,
-                             bits, len,
-                             (unsigned char *)a->values_out +
-                                 at * a->value_size,
-                             a->value_size);
+        o.v = (unsigned char *)a->values_out + at * a->value_size;
     if (a->indices_out != NULL)
-        j->k->compress_index(bits, len, (uint64_t)off, a->indices_out + at);
+        o.i = a->indices_out + at;
+    return o;
+}
+
+/* The staging area of a thread, laid out like the outputs. */
+static outp staging(const sel_job *j, unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    outp o = {NULL, NULL, NULL};
+    size_t at = 0;
+    if (a->keys_out != NULL) {
+        o.k = stage;
+        at += PARSUM__ROUND64(j->chunk * a->key_size);
+    }
+    if (a->values_out != NULL) {
+        o.v = stage + at;
+        at += PARSUM__ROUND64(j->chunk * a->value_size);
+    }
+    if (a->indices_out != NULL)
+        o.i = (uint64_t *)(void *)(stage + at);
+    return o;
+}
+
+/* The first bytes of every array chunk `next` reads, pulled toward the
+ * cache while this chunk is moved: the kernels prefetch ahead as they
+ * read, which leaves only a chunk's start to cover (the hardware
+ * prefetchers do not cross into another thread's chunk). */
+#define HEAD_BYTES 8192
+
+static void prefetch_head(const void *p, size_t bytes)
+{
+    bytes = bytes < HEAD_BYTES ? bytes : HEAD_BYTES;
+    for (size_t o = 0; o < bytes; o += 64)
+        __builtin_prefetch((const unsigned char *)p + o, 0, 2);
+}
+
+static void prefetch_chunk(const sel_job *j, size_t c)
+{
+    const parsum__select_args *a = j->a;
+    size_t off = c * j->chunk, len = chunk_len(j, c);
+    if (a->keys_out != NULL || j->s1.kind >= PARSUM_SELECT_PREDICATE)
+        prefetch_head((const unsigned char *)a->keys + off * a->key_size,
+                      len * a->key_size);
+    if (a->values_out != NULL)
+        prefetch_head((const unsigned char *)a->values + off * a->value_size,
+                      len * a->value_size);
+    if (j->s1.kind == PARSUM_SELECT_BYTES)
+        prefetch_head(j->s1.bytes + off, len);
+}
+
+/* The elements of chunk c whose bit is set, to output position `at` of
+ * every output the call has: through the thread's staging area and
+ * streaming stores when the outputs are large, else directly. The start
+ * of chunk `next` (nchunks: none) is prefetched first. */
+static void move(const sel_job *j, const uint64_t *bits, size_t c,
+                 size_t next, size_t at, unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    size_t off = c * j->chunk, len = chunk_len(j, c), m = 0;
+    if (next < j->nchunks)
+        prefetch_chunk(j, next);
+    outp d = j->stream ? staging(j, stage) : outputs_at(j, at);
+    if (d.k != NULL)
+        m = parsum__compress_any(
+            j->k, (const unsigned char *)a->keys + off * a->key_size, bits,
+            len, d.k, a->key_size);
+    if (d.v != NULL)
+        m = parsum__compress_any(
+            j->k, (const unsigned char *)a->values + off * a->value_size,
+            bits, len, d.v, a->value_size);
+    if (d.i != NULL)
+        m = j->k->compress_index(bits, len, (uint64_t)off, d.i);
+    if (!j->stream || m == 0)
+        return;
+    outp o = outputs_at(j, at);
+    if (d.k != NULL)
+        j->k->stream_copy(o.k, d.k, m * a->key_size);
+    if (d.v != NULL)
+        j->k->stream_copy(o.v, d.v, m * a->value_size);
+    if (d.i != NULL)
+        j->k->stream_copy(o.i, d.i, m * sizeof(uint64_t));
 }
 
 /* The bits of every group of chunk c into g[0 .. groups) and their
@@ -222,14 +304,90 @@ static void group_bits(const sel_job *j, size_t c, uint64_t *g[MAX_GROUPS],
     cnt[j->groups - 1] = len - cnt[0] - (j->groups == 3 ? cnt[1] : 0);
 }
 
-static void thread_bufs(const sel_job *j, int tid, uint64_t *g[MAX_GROUPS])
+/* A thread's bit buffers; returns its staging area. */
+static unsigned char *thread_bufs(const sel_job *j, int tid,
+                                  uint64_t *g[MAX_GROUPS])
 {
-    uint64_t *t = j->tmp + (size_t)tid * (size_t)j->groups * j->words;
+    unsigned char *base =
+        (unsigned char *)j->tmp + (size_t)tid * j->tmp_bytes;
+    uint64_t *t = (uint64_t *)(void *)base;
     for (int q = 0; q < MAX_GROUPS; q++)
         g[q] = q < j->groups ? t + (size_t)q * j->words : NULL;
+    return base + PARSUM__ROUND64((size_t)j->groups * j->words * 8);
 }
 
 /* ---- select: one chained pass ------------------------------------------ */
+
+/* The count of chunk c's selected elements: makes them wait for the
+ * previous chunk's running count, publishes its own and returns where
+ * they go. */
+static size_t chain(sel_job *j, size_t c, size_t cnt)
+{
+    size_t before = 0;
+    if (c > 0) {
+        parsum__slot_wait(j->slots, SLOT_BYTES, c - 1);
+        before = *slot_count(j, c - 1);
+    }
+    *slot_count(j, c) = before + cnt;
+    parsum__slot_publish(j->slots, SLOT_BYTES, c);
+    return before;
+}
+
+/* The fused form of a streamed select by a predicate on the keys alone.
+ * Chunk c's keys that pass go to a staging buffer as they are tested (one
+ * read of the chunk); then the chain gives their place; they go out to
+ * memory while the thread's next chunk is tested (the kernel streams them
+ * a share after every 64 keys), so that one thread reads and writes
+ * memory at the same time instead of in turns. Two staging buffers
+ * alternate. */
+typedef struct pending {
+    const unsigned char *stage;
+    unsigned char *dst;
+    size_t bytes;
+} pending;
+
+/* The ordinary stores of p's partial lines at either end (a neighbouring
+ * chunk's thread writes the rest of them); returns the whole lines in
+ * between, to stream. */
+static parsum__stream_task split_lines(const pending *p)
+{
+    size_t head = (64 - (uintptr_t)p->dst % 64) % 64;
+    head = head < p->bytes ? head : p->bytes;
+    parsum__stream_task t = {p->dst + head, p->stage + head,
+                             (p->bytes - head) / 64};
+    size_t tail = (p->bytes - head) % 64, at = head + 64 * t.lines;
+    memcpy(p->dst, p->stage, head);
+    memcpy(p->dst + at, p->stage + at, tail);
+    return t;
+}
+
+static void fused_worker(sel_job *j, unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    size_t ks = a->key_size;
+    unsigned char *buf[2] = {stage, stage + j->stage_bytes};
+    pending prev = {NULL, NULL, 0};
+    int cur = 0;
+    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (c < j->nchunks) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
+        parsum__stream_task t = split_lines(&prev);
+        size_t m = j->fused((const unsigned char *)a->keys + c * j->chunk * ks,
+                            chunk_len(j, c), j->s1.pred, &j->s1.a, &j->s1.b,
+                            buf[cur], &t);
+        if (next < j->nchunks)
+            prefetch_chunk(j, next);
+        size_t at = chain(j, c, m);
+        prev.stage = buf[cur];
+        prev.dst = (unsigned char *)a->keys_out + at * ks;
+        prev.bytes = m * ks;
+        cur ^= 1;
+        c = next;
+    }
+    if (prev.bytes > 0)
+        j->k->stream_copy(prev.dst, prev.stage, prev.bytes);
+}
 
 static void select_worker(void *arg, int tid, int nt)
 {
@@ -237,23 +395,26 @@ static void select_worker(void *arg, int tid, int nt)
     (void)nt;
     uint64_t *g[MAX_GROUPS];
     size_t cnt[MAX_GROUPS];
-    thread_bufs(j, tid, g);
-    /* Chunks are claimed in order: a chunk waits only for lower ones,
-     * all held by running threads (scan.c). */
-    for (size_t c = atomic_fetch_add_explicit(&j->next, 1,
-                                              memory_order_relaxed);
-         c < j->nchunks;
-         c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) {
-        group_bits(j, c, g, cnt);
-        size_t before = 0;
-        if (c > 0) {
-            parsum__slot_wait(j->slots, SLOT_BYTES, c - 1);
-            before = *slot_count(j, c - 1);
-        }
-        *slot_count(j, c) = before + cnt[0];
-        parsum__slot_publish(j->slots, SLOT_BYTES, c);
-        move(j, g[0], c * j->chunk, chunk_len(j, c), before);
+    unsigned char *stage = thread_bufs(j, tid, g);
+    /* Chunks are claimed in order, the next one before this one is moved
+     * (to prefetch it): a chunk waits only for lower ones, all held by
+     * running threads (scan.c); the output of a thread's chunk may go out
+     * after the thread has claimed later ones, but nothing waits for it. */
+    if (j->fused != NULL) {
+        fused_worker(j, stage);
+        atomic_thread_fence(memory_order_seq_cst);
+        return;
     }
+    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (c < j->nchunks) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
+        group_bits(j, c, g, cnt);
+        move(j, g[0], c, next, chain(j, c, cnt[0]), stage);
+        c = next;
+    }
+    /* The streamed stores, visible before the call returns. */
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* ---- partition: count, place, move ------------------------------------- */
@@ -285,14 +446,15 @@ static void place_worker(void *arg, int tid, int nt)
     sel_job *j = arg;
     uint64_t *g[MAX_GROUPS];
     size_t cnt[MAX_GROUPS], c0, c1;
-    thread_bufs(j, tid, g);
+    unsigned char *stage = thread_bufs(j, tid, g);
     share(j, tid, nt, &c0, &c1);
     for (size_t c = c0; c < c1; c++) {
         group_bits(j, c, g, cnt);
-        for (int q = 0; q < j->groups; q++)
-            move(j, g[q], c * j->chunk, chunk_len(j, c),
-                 j->counts[c * MAX_GROUPS + (size_t)q]);
+        for (int q = 0; q < j->groups; q++) /* the next chunk once */
+            move(j, g[q], c, q == 0 && c + 1 < c1 ? c + 1 : j->nchunks,
+                 j->counts[c * MAX_GROUPS + (size_t)q], stage);
     }
+    atomic_thread_fence(memory_order_seq_cst); /* the streamed stores */
 }
 
 /* Counts to output positions: group q of chunk c goes after every
@@ -359,11 +521,25 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
     if (a->sel2 != NULL)
         sel_src_init(&j->s2, a->sel2, a->keys, a->key_size, a->n, j->k);
     *nt = parsum__seg_workers(ctx, j->nchunks);
+    /* Stream when the outputs cannot stay in the cache anyway. */
+    size_t out_es = (a->keys_out != NULL ? a->key_size : 0) + a->value_size +
+                    (a->indices_out != NULL ? sizeof(uint64_t) : 0);
+    j->stream = a->n >= parsum__cpu_stream_threshold() / out_es;
+    j->stage_bytes = j->stream ? PARSUM__ROUND64(j->chunk * a->key_size) +
+                                     PARSUM__ROUND64(j->chunk * a->value_size) +
+                                     j->chunk * sizeof(uint64_t)
+                               : 0;
+    if (j->stream && j->groups == 1 && a->sel->kind == PARSUM_SELECT_PREDICATE &&
+        a->values_out == NULL && a->indices_out == NULL)
+        j->fused = j->k->pred_select[a->sel->dtype];
+    j->stage_bytes = PARSUM__ROUND64(j->stage_bytes);
+    /* the fused select alternates two staging buffers */
+    j->tmp_bytes = PARSUM__ROUND64((size_t)j->groups * j->words * 8) +
+                   (j->fused != NULL ? 2 : 1) * j->stage_bytes;
     size_t per_chunk = j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
-    size_t tmp_words = (size_t)*nt * (size_t)j->groups * j->words;
     size_t meta, tmp_bytes;
     if (!parsum__mul_size(j->nchunks, per_chunk, &meta) ||
-        !parsum__mul_size(tmp_words, sizeof(uint64_t), &tmp_bytes))
+        !parsum__mul_size((size_t)*nt, j->tmp_bytes, &tmp_bytes))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows", fn);
     meta = PARSUM__ROUND64(meta);

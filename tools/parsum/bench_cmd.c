@@ -1,7 +1,8 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
- * bench/bench_cpu_seg.c) or, when the backend resolves to CUDA and the
- * CUDA benchmark is built in, bench/bench_cuda.cu and bench_cuda_seg.cu. */
+ * reducebykey|select|partition|unique|rle`: option parsing, then the CPU
+ * benchmark (bench/bench_cpu.c, bench_cpu_seg.c, bench_cpu_select.c) or,
+ * when the backend resolves to CUDA and the CUDA benchmark is built in,
+ * bench/bench_cuda.cu and bench_cuda_seg.cu. */
 #include "cli.h"
 
 #include "bench_args.h"
@@ -18,9 +19,9 @@
 
 /* What `parsum bench` measures; the segmented ones share their options
  * (--seg, --seg-kind) and their CPU entry point. */
-static const char *const benchmarks[] = {"reduce",    "scan",
-                                         "segscan",   "segreduce",
-                                         "scanbykey", "reducebykey"};
+static const char *const benchmarks[] = {
+    "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
+    "reducebykey", "select",    "partition", "unique",  "rle"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
 static int known_benchmark(const char *what)
@@ -31,9 +32,29 @@ static int known_benchmark(const char *what)
     return 0;
 }
 
+/* select, partition (take --selectivity, --select-by), unique, rle. */
+static int is_selection(const char *what)
+{
+    return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0 ||
+           strcmp(what, "unique") == 0 || strcmp(what, "rle") == 0;
+}
+
+static int selects_elements(const char *what)
+{
+    return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
+}
+
 static int is_segmented(const char *what)
 {
-    return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0;
+    return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0 &&
+           !is_selection(what);
+}
+
+/* Takes --seg: the segmented benchmarks, and unique and rle (runs). */
+static int takes_seg(const char *what)
+{
+    return is_segmented(what) || (is_selection(what) &&
+                                  !selects_elements(what));
 }
 
 /* A scan of some kind (takes --exclusive, --reverse, --inplace). */
@@ -98,6 +119,43 @@ static int parse_seg_option(int argc, char **argv, int *i,
     return 0;
 }
 
+/* --selectivity P|all and --select-by predicate|bytes|bits; as
+ * parse_valued. */
+static int parse_select_option(int argc, char **argv, int *i,
+                               parsum_bench_args *a)
+{
+    const char *v = NULL;
+    int m;
+    if ((m = cli_option_value(argc, argv, i, "--selectivity", &v)) != 0) {
+        if (m < 0)
+            return -1;
+        a->selectivity_set = 1;
+        if (strcmp(v, "all") == 0) {
+            a->selectivity = -1;
+            return 1;
+        }
+        return cli_parse_int("--selectivity", v, 0, 100, &a->selectivity) == 0
+                   ? 1
+                   : -1;
+    }
+    if ((m = cli_option_value(argc, argv, i, "--select-by", &v)) != 0) {
+        static const char *const names[] = {"predicate", "bytes", "bits"};
+        if (m < 0)
+            return -1;
+        for (int k = 0; k < 3; k++)
+            if (strcmp(v, names[k]) == 0) {
+                a->select_by = k;
+                a->selectivity_set |= 2;
+                return 1;
+            }
+        cli_usage_error("bench: --select-by '%s': expected predicate, bytes "
+                        "or bits",
+                        v);
+        return -1;
+    }
+    return 0;
+}
+
 /* Options with a value; returns 1 if taken, 0 if unknown, -1 on error. */
 static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
                         parsum_backend *backend)
@@ -129,7 +187,9 @@ static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
                             : -1);
     if ((m = cli_option_value(argc, argv, i, "--backend", &v)) != 0)
         return m < 0 ? -1 : (cli_parse_backend(v, backend) == 0 ? 1 : -1);
-    return parse_seg_option(argc, argv, i, a);
+    if ((m = parse_seg_option(argc, argv, i, a)) != 0)
+        return m;
+    return parse_select_option(argc, argv, i, a);
 }
 
 static int parse_args(int argc, char **argv, parsum_bench_args *a,
@@ -148,20 +208,27 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
         return cli_usage_error("bench %s: --exclusive, --reverse and "
                                "--inplace apply to scans only",
                                a->what);
-    if (!is_segmented(a->what) && (a->seg_dist >= 0 || a->seg_kind_set))
+    if (!takes_seg(a->what) && (a->seg_dist >= 0 || a->seg_kind_set))
         return cli_usage_error("bench %s: --seg and --seg-kind apply to the "
-                               "segmented benchmarks only",
+                               "segmented benchmarks (--seg also to unique "
+                               "and rle) only",
+                               a->what);
+    if (!selects_elements(a->what) && a->selectivity_set)
+        return cli_usage_error("bench %s: --selectivity and --select-by "
+                               "apply to select and partition only",
                                a->what);
     if (a->seg_kind_set && strcmp(a->what, "segscan") != 0)
         return cli_usage_error("bench %s: --seg-kind applies to segscan "
                                "only",
                                a->what);
-    if (is_segmented(a->what) && a->n == 0)
+    if ((is_segmented(a->what) || is_selection(a->what)) && a->n == 0)
         return cli_usage_error("bench %s: --n sweep is for reduce and scan; "
-                               "the segmented benchmarks sweep over --seg",
+                               "the others sweep over --seg or "
+                               "--selectivity",
                                a->what);
     unsigned char identity[8];
-    if (parsum_op_identity(a->dtype, a->op, identity) != PARSUM_OK)
+    if (!is_selection(a->what) &&
+        parsum_op_identity(a->dtype, a->op, identity) != PARSUM_OK)
         return cli_usage_error("bench: op %s is not defined on dtype %s",
                                parsum_op_name(a->op),
                                parsum_dtype_name(a->dtype));
@@ -195,26 +262,37 @@ int cli_bench(int argc, char **argv)
     }
     if (argc < 2)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
-                               "segscan, segreduce, scanbykey or "
-                               "reducebykey");
+                               "segscan, segreduce, scanbykey, reducebykey, "
+                               "select, partition, unique or rle");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
-                               "reduce, scan, segscan, segreduce, scanbykey "
-                               "or reducebykey)",
+                               "reduce, scan, segscan, segreduce, scanbykey, "
+                               "reducebykey, select, partition, unique or "
+                               "rle)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
     a.dtype = PARSUM_I32;
     a.op = PARSUM_SUM;
     a.seg_dist = -1;
+    a.selectivity = 50;
     int rc = parse_args(argc, argv, &a, &backend);
     if (rc == CLI_EXIT_OK)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
+        return parsum_bench_cpu_select(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
+    if (is_selection(a.what)) {
+        fprintf(stderr, "parsum: bench %s: no GPU benchmark of the "
+                        "selection functions in this parsum tool yet; use "
+                        "--backend cpu\n",
+                a.what);
+        return CLI_EXIT_RUNTIME;
+    }
 #ifdef PARSUM_HAVE_CUDA
     if (is_segmented(a.what))
         return parsum_bench_cuda_segmented(&a);
