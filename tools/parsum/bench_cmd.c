@@ -286,14 +286,17 @@ int cli_bench(int argc, char **argv)
     if (resolved == PARSUM_BACKEND_CPU)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
-    if (is_selection(a.what)) {
-        fprintf(stderr, "parsum: bench %s: no GPU benchmark of the "
-                        "selection functions in this parsum tool yet; use "
-                        "--backend cpu\n",
-                a.what);
-        return CLI_EXIT_RUNTIME;
-    }
 #ifdef PARSUM_HAVE_CUDA
+    if (is_selection(a.what)) {
+        /* The GPU benchmark has one workload per operation (against the
+         * same CUB call): 50 % selected by a predicate, runs of 1 to 8. */
+        if (a.selectivity_set || a.seg_dist >= 0)
+            return cli_usage_error("bench %s --backend cuda: --selectivity, "
+                                   "--select-by and --seg apply to the CPU "
+                                   "benchmark only",
+                                   a.what);
+        return parsum_bench_cuda_select(&a);
+    }
     if (is_segmented(a.what))
         return parsum_bench_cuda_segmented(&a);
     return parsum_bench_cuda(&a, stdout);
