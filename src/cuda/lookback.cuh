@@ -19,6 +19,20 @@ namespace parsum_k {
 /* Scan                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The next tile number, handed out in order by the counter (so a tile
+ * only ever waits for tiles already claimed); every thread of the block
+ * gets it. A grid of one block has only tile 0 and needs no counter. */
+__device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
+                                          bool single)
+{
+    if (single)
+        return 0u;
+    if (threadIdx.x == 0)
+        s_tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    return s_tile;
+}
+
 /* Publishes value v with status st in descriptor idx of desc (status
  * words in status, for unpacked descriptors). */
 template <class T>

@@ -328,13 +328,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     const bool single = gridDim.x == 1;
 
     /* 1. Claim the next tile. */
-    u32 c = 0;
-    if (!single) {
-        if (tid == 0)
-            s_tile = atomicAdd(a.counter, 1u);
-        __syncthreads();
-        c = s_tile;
-    }
+    const u32 c = claim_tile(a.counter, s_tile, single);
     const u64 j = REV ? (u64)(a.num_tiles - 1u - c) : (u64)c;
     const u64 tile_base = j * TILE;
     const bool full = tile_base + TILE <= a.n;
@@ -518,14 +512,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto tile_base = [&](u32 c) -> u64 {
         return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
     };
-    /* Claims the next tile (every thread gets its number). */
-    auto claim = [&]() -> u32 {
-        if (tid == 0)
-            s_tile = atomicAdd(a.counter, 1u);
-        __syncthreads();
-        const u32 c = s_tile;
-        return c;
-    };
+    auto claim = [&]() -> u32 { return claim_tile(a.counter, s_tile, false); };
     /* Loads tile t.c and scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */

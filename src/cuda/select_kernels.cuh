@@ -437,13 +437,7 @@ __global__ void __launch_bounds__(SEL_BLOCK) select_kernel(select_kargs a)
     const int warp = tid >> 5;
     const bool single = gridDim.x == 1;
 
-    u32 c = 0;
-    if (!single) {
-        if (tid == 0)
-            s_tile = atomicAdd(a.counter, 1u);
-        __syncthreads();
-        c = s_tile;
-    }
+    const u32 c = claim_tile(a.counter, s_tile, single);
     const u64 base = (u64)c * SEL_TILE;
     const u64 m0 = base + (u64)tid;
     const u32 valid = valid_items(a.n, m0);
