@@ -275,7 +275,7 @@ DEFINE_COMPRESS(compress_4, 4, word_4)
 DEFINE_COMPRESS(compress_8, 8, word_8)
 DEFINE_COMPRESS(compress_16, 16, word_16)
 
-/* ---- streaming out --------------------------------------------------------- */
+/* ---- streaming out ------------------------------------------------------ */
 
 /* memcpy(dst, src, bytes) whose whole 64-byte lines of dst are written
  * with non-temporal stores (no read for ownership of lines that are
@@ -437,8 +437,9 @@ static size_t compress_index(const uint64_t *bits, size_t count,
         uint64_t b = word_at(bits, w, count);
         uint64_t at = base + 64 * (uint64_t)w;
 #if VB == 64
-        __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)at),
-                                       _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+        __m512i idx =
+            _mm512_add_epi64(_mm512_set1_epi64((long long)at),
+                             _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
         for (int q = 0; q < 8 && b != 0; q++) {
             __mmask8 k = (__mmask8)(b >> (8 * q));
             if (k != 0) {

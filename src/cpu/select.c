@@ -351,6 +351,10 @@ typedef struct pending {
  * between, to stream. */
 static parsum__stream_task split_lines(const pending *p)
 {
+    if (p->bytes == 0) {
+        parsum__stream_task none = {NULL, NULL, 0};
+        return none;
+    }
     size_t head = (64 - (uintptr_t)p->dst % 64) % 64;
     head = head < p->bytes ? head : p->bytes;
     parsum__stream_task t = {p->dst + head, p->stage + head,
@@ -529,14 +533,16 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
                                      PARSUM__ROUND64(j->chunk * a->value_size) +
                                      j->chunk * sizeof(uint64_t)
                                : 0;
-    if (j->stream && j->groups == 1 && a->sel->kind == PARSUM_SELECT_PREDICATE &&
+    if (j->stream && j->groups == 1 &&
+        a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
         j->fused = j->k->pred_select[a->sel->dtype];
     j->stage_bytes = PARSUM__ROUND64(j->stage_bytes);
     /* the fused select alternates two staging buffers */
     j->tmp_bytes = PARSUM__ROUND64((size_t)j->groups * j->words * 8) +
                    (j->fused != NULL ? 2 : 1) * j->stage_bytes;
-    size_t per_chunk = j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
+    size_t per_chunk =
+        j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
     size_t meta, tmp_bytes;
     if (!parsum__mul_size(j->nchunks, per_chunk, &meta) ||
         !parsum__mul_size((size_t)*nt, j->tmp_bytes, &tmp_bytes))
