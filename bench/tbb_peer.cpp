@@ -5,7 +5,10 @@
  * the same run (multi-threaded memcpy for scans: n*size read + n*size
  * written; multi-threaded read for reductions: n*size read). All run on
  * the same data with the same thread count; figures are medians of
- * repeated runs after a warm-up.
+ * repeated runs after a warm-up. Also stream compaction (keep x < 4 of
+ * the i32 input, digits 0..7: half of them): parsum_select against the pack TBB's own
+ * documentation builds from parallel_scan (count in the pre-scan, write
+ * in the final scan), n*4 read + k*4 written, bound as for scans.
  *
  *   parsum_bench_tbb [--n N] [--threads T] [--reps R]
  *
@@ -94,6 +97,25 @@ template <typename T> T tbb_reduce(const T *in, size_t n)
         [](T a, T b) { return add(a, b); });
 }
 
+/* The elements x < 4 of in, packed into out in order; returns how many.
+ * The pre-scan pass counts, the final pass writes at the running count. */
+size_t tbb_select(const int32_t *in, int32_t *out, size_t n)
+{
+    return tbb::parallel_scan(
+        tbb::blocked_range<size_t>(0, n), size_t(0),
+        [in, out](const tbb::blocked_range<size_t> &r, size_t k,
+                  bool is_final) {
+            for (size_t i = r.begin(); i < r.end(); i++)
+                if (in[i] < 4) {
+                    if (is_final)
+                        out[k] = in[i];
+                    k++;
+                }
+            return k;
+        },
+        [](size_t a, size_t b) { return a + b; });
+}
+
 /* Times fn() `reps` times after a warm-up, each run preceded by an
  * untimed cache eviction (when the data do not fit in the cache); returns
  * the median. A reps of 0 is replaced by a count that takes about 1.5 s
@@ -179,6 +201,48 @@ Row run_case(Bench &b, const T *in, T *out, bool scan, const char *name)
     return row;
 }
 
+/* Stream compaction of i32: x < 4 (half of the digits 0..7). */
+Row run_select(Bench &b, const int32_t *in, int32_t *out)
+{
+    const size_t n = b.opt.n, bytes = n * sizeof(int32_t);
+    parsum_selector neg{};
+    neg.kind = PARSUM_SELECT_PREDICATE;
+    neg.dtype = PARSUM_I32;
+    neg.pred = PARSUM_PRED_LT;
+    neg.a.i32 = 4;
+    bool ok = true;
+    int reps = b.opt.reps;
+    size_t pk = 0, tk = 0;
+    auto run_parsum = [&] {
+        return parsum_select(b.ctx, in, out, n, 4, &neg, &pk) == PARSUM_OK;
+    };
+    auto run_tbb = [&] {
+        tk = tbb_select(in, out, n);
+        return true;
+    };
+    auto run_copy = [&] {
+        pb_copy(out, in, bytes, b.threads);
+        return true;
+    };
+    auto run_stream = [&] {
+        pb_copy_stream(out, in, bytes, b.threads);
+        return true;
+    };
+    Row row{"select i32 50%", 0, 0, 0, 0, true, true};
+    row.parsum = median_time(run_parsum, &b.scrub, b.threads, &reps, &ok);
+    uint64_t psum = pb_checksum(out, pk * 4, b.threads);
+    row.tbb = median_time(run_tbb, &b.scrub, b.threads, &reps, &ok);
+    uint64_t tsum = pb_checksum(out, tk * 4, b.threads);
+    row.bound = std::min(
+        median_time(run_copy, &b.scrub, b.threads, &reps, &ok),
+        median_time(run_stream, &b.scrub, b.threads, &reps, &ok));
+    /* the bound moves n*4 in and n*4 out; parsum and TBB n*4 in, k*4 out */
+    row.bytes = double(bytes) + double(pk) * 4.0;
+    row.bound *= row.bytes / (2.0 * double(bytes));
+    row.agree = ok && pk == tk && psum == tsum;
+    return row;
+}
+
 template <typename T>
 bool run_type(Bench &b, const char *scan_name, const char *reduce_name,
               std::vector<Row> &rows)
@@ -199,6 +263,9 @@ bool run_type(Bench &b, const char *scan_name, const char *reduce_name,
                                static_cast<T *>(out), true, scan_name));
     rows.push_back(run_case<T>(b, static_cast<const T *>(in),
                                static_cast<T *>(out), false, reduce_name));
+    if (dtype_of(T()) == PARSUM_I32)
+        rows.push_back(run_select(b, static_cast<const int32_t *>(in),
+                                  static_cast<int32_t *>(out)));
     pb_scrub_free(&b.scrub);
     parsum_free(b.ctx, in);
     parsum_free(b.ctx, out);
@@ -213,8 +280,9 @@ void print_rows(const Bench &b, const std::vector<Row> &rows)
                 parsum_version(), TBB_VERSION_MAJOR, TBB_VERSION_MINOR,
                 pb_format_count(b.opt.n, nbuf, sizeof nbuf), b.threads);
     std::printf("bound: the faster of a multi-threaded memcpy and a copy "
-                "with non-temporal stores for scans (read + write),\n"
-                "a multi-threaded read for reductions%s\n\n",
+                "with non-temporal stores for scans and select (read +\n"
+                "write; for select its time scaled to the bytes select "
+                "moves), a multi-threaded read for reductions%s\n\n",
                 b.opt.n * 16 >= (size_t(1) << 26)
                     ? "; cache evicted before each run of large data"
                     : "");
@@ -246,7 +314,7 @@ int parse(int argc, char **argv, Options &o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-            usage("parsum vs TBB scan/reduce", "");
+            usage("parsum vs TBB scan/reduce/select", "");
             std::exit(0);
         }
         if (i + 1 >= argc)

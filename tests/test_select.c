@@ -103,7 +103,8 @@ static unsigned char *make_flags(tu_rng *r, size_t n, int pct, bool clustered)
     double mean_off = pct <= 50 ? 200.0 * (100 - pct) / pct : 200.0;
     bool on = tu_below(r, 2) != 0;
     for (size_t i = 0; i < n;) {
-        size_t len = 1 + (size_t)(2.0 * tu_uniform(r) * (on ? mean_on : mean_off));
+        double mean = on ? mean_on : mean_off;
+        size_t len = 1 + (size_t)(2.0 * tu_uniform(r) * mean);
         for (size_t k = 0; k < len && i < n; k++)
             f[i++] = on;
         on = !on;
@@ -154,7 +155,8 @@ static void selc_bits(selc *s, tu_rng *r, const unsigned char *f, size_t n,
         w[i] = (uint32_t)tu_next(r);
     for (size_t i = 0; i < n; i++) {
         size_t b = bit_offset + i;
-        w[b / 32] = (w[b / 32] & ~(1u << (b % 32))) | (uint32_t)f[i] << (b % 32);
+        uint32_t m = 1u << (b % 32);
+        w[b / 32] = (w[b / 32] & ~m) | (f[i] ? m : 0);
     }
     s->hmem = w;
     s->dmem = tu_dev_alloc(words * 4);

@@ -16,7 +16,7 @@
 
 #define CHECK PARSUM__CHECK
 
-/* ---- the buffers of a call ---------------------------------------------- */
+/* ---- the buffers of a call ----------------------------------------------- */
 
 #define MAX_REGIONS 10
 
@@ -95,7 +95,7 @@ static parsum_status count_out(parsum_context *ctx, const char *fn,
     return PARSUM_OK;
 }
 
-/* ---- selectors ------------------------------------------------------------ */
+/* ---- selectors ----------------------------------------------------------- */
 
 /* Packed selection bits of n elements: the words read start at word
  * bit_offset / 32, so the backend gets bits advanced to it and a bit
@@ -214,7 +214,7 @@ static bool reads_keys(const parsum_selector *sel)
                            sel->kind == PARSUM_SELECT_CUSTOM);
 }
 
-/* ---- the select family ---------------------------------------------------- */
+/* ---- the select family --------------------------------------------------- */
 
 /* What a select-family function has checked, for the shared tail. */
 typedef struct sel_call {
@@ -441,7 +441,7 @@ parsum_status parsum_split_by_bit(parsum_context *ctx, const void *keys_in,
                         ks, value_size);
 }
 
-/* ---- unique and run-length encoding --------------------------------------- */
+/* ---- unique and run-length encoding -------------------------------------- */
 
 /* in: n elements of elem_size bytes, checked and listed. */
 static parsum_status runs_input(parsum_context *ctx, const char *fn,

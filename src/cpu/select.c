@@ -244,18 +244,13 @@ static void prefetch_chunk(const sel_job *j, size_t c)
         prefetch_head(j->s1.bytes + off, len);
 }
 
-/* The elements of chunk c whose bit is set, to output position `at` of
- * every output the call has: through the thread's staging area and
- * streaming stores when the outputs are large, else directly. The start
- * of chunk `next` (nchunks: none) is prefetched first. */
-static void move(const sel_job *j, const uint64_t *bits, size_t c,
-                 size_t next, size_t at, unsigned char *stage)
+/* Elements [off, off + len) whose bit is set (bits of that range), to
+ * the outputs d; returns their count. */
+static size_t compress_range(const sel_job *j, const uint64_t *bits,
+                             size_t off, size_t len, outp d)
 {
     const parsum__select_args *a = j->a;
-    size_t off = c * j->chunk, len = chunk_len(j, c), m = 0;
-    if (next < j->nchunks)
-        prefetch_chunk(j, next);
-    outp d = j->stream ? staging(j, stage) : outputs_at(j, at);
+    size_t m = 0;
     if (d.k != NULL)
         m = parsum__compress_any(
             j->k, (const unsigned char *)a->keys + off * a->key_size, bits,
@@ -266,15 +261,55 @@ static void move(const sel_job *j, const uint64_t *bits, size_t c,
             bits, len, d.v, a->value_size);
     if (d.i != NULL)
         m = j->k->compress_index(bits, len, (uint64_t)off, d.i);
-    if (!j->stream || m == 0)
+    return m;
+}
+
+/* Streamed moves go a piece at a time (elements, a multiple of 64):
+ * compressed into the thread's staging area, then out with streaming
+ * stores, so that the staged piece is still in the first-level cache when
+ * it is written out (8 KiB of 4-byte elements) and the writes alternate
+ * with the reads at a fine grain (the kernels prefetch across pieces). */
+#define PIECE 2048
+
+/* The elements of chunk c whose bit is set in bits[q], to output
+ * position at[q] of every output the call has, for each group q <
+ * groups: through the staging area and streaming stores when the outputs
+ * are large, else directly. The start of chunk `next` (nchunks: none) is
+ * prefetched first. */
+static void move(const sel_job *j, uint64_t *const *bits, int groups,
+                 size_t c, size_t next, const size_t *at,
+                 unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    size_t off = c * j->chunk, len = chunk_len(j, c);
+    if (next < j->nchunks)
+        prefetch_chunk(j, next);
+    outp o[MAX_GROUPS];
+    for (int q = 0; q < groups; q++)
+        o[q] = outputs_at(j, at[q]);
+    if (!j->stream) {
+        for (int q = 0; q < groups; q++)
+            (void)compress_range(j, bits[q], off, len, o[q]);
         return;
-    outp o = outputs_at(j, at);
-    if (d.k != NULL)
-        j->k->stream_copy(o.k, d.k, m * a->key_size);
-    if (d.v != NULL)
-        j->k->stream_copy(o.v, d.v, m * a->value_size);
-    if (d.i != NULL)
-        j->k->stream_copy(o.i, d.i, m * sizeof(uint64_t));
+    }
+    outp d = staging(j, stage);
+    for (size_t s = 0; s < len; s += PIECE)
+        for (int q = 0; q < groups; q++) {
+            size_t l = len - s < PIECE ? len - s : PIECE;
+            size_t m = compress_range(j, bits[q] + s / 64, off + s, l, d);
+            if (o[q].k != NULL) {
+                j->k->stream_copy(o[q].k, d.k, m * a->key_size);
+                o[q].k += m * a->key_size;
+            }
+            if (o[q].v != NULL) {
+                j->k->stream_copy(o[q].v, d.v, m * a->value_size);
+                o[q].v += m * a->value_size;
+            }
+            if (o[q].i != NULL) {
+                j->k->stream_copy(o[q].i, d.i, m * sizeof(uint64_t));
+                o[q].i += m;
+            }
+        }
 }
 
 /* The bits of every group of chunk c into g[0 .. groups) and their
@@ -351,6 +386,10 @@ typedef struct pending {
  * between, to stream. */
 static parsum__stream_task split_lines(const pending *p)
 {
+    if (p->bytes == 0) {
+        parsum__stream_task none = {NULL, NULL, 0};
+        return none;
+    }
     size_t head = (64 - (uintptr_t)p->dst % 64) % 64;
     head = head < p->bytes ? head : p->bytes;
     parsum__stream_task t = {p->dst + head, p->stage + head,
@@ -410,7 +449,8 @@ static void select_worker(void *arg, int tid, int nt)
         size_t next = atomic_fetch_add_explicit(&j->next, 1,
                                                 memory_order_relaxed);
         group_bits(j, c, g, cnt);
-        move(j, g[0], c, next, chain(j, c, cnt[0]), stage);
+        size_t at = chain(j, c, cnt[0]);
+        move(j, g, 1, c, next, &at, stage);
         c = next;
     }
     /* The streamed stores, visible before the call returns. */
@@ -435,6 +475,8 @@ static void count_worker(void *arg, int tid, int nt)
     thread_bufs(j, tid, g);
     share(j, tid, nt, &c0, &c1);
     for (size_t c = c0; c < c1; c++) {
+        if (c + 1 < c1) /* the kernels prefetch up to the chunk's end */
+            prefetch_chunk(j, c + 1);
         group_bits(j, c, g, cnt);
         for (int q = 0; q < j->groups; q++)
             j->counts[c * MAX_GROUPS + (size_t)q] = cnt[q];
@@ -450,9 +492,8 @@ static void place_worker(void *arg, int tid, int nt)
     share(j, tid, nt, &c0, &c1);
     for (size_t c = c0; c < c1; c++) {
         group_bits(j, c, g, cnt);
-        for (int q = 0; q < j->groups; q++) /* the next chunk once */
-            move(j, g[q], c, q == 0 && c + 1 < c1 ? c + 1 : j->nchunks,
-                 j->counts[c * MAX_GROUPS + (size_t)q], stage);
+        move(j, g, j->groups, c, c + 1 < c1 ? c + 1 : j->nchunks,
+             &j->counts[c * MAX_GROUPS], stage);
     }
     atomic_thread_fence(memory_order_seq_cst); /* the streamed stores */
 }
@@ -529,14 +570,16 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
                                      PARSUM__ROUND64(j->chunk * a->value_size) +
                                      j->chunk * sizeof(uint64_t)
                                : 0;
-    if (j->stream && j->groups == 1 && a->sel->kind == PARSUM_SELECT_PREDICATE &&
+    if (j->stream && j->groups == 1 &&
+        a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
         j->fused = j->k->pred_select[a->sel->dtype];
     j->stage_bytes = PARSUM__ROUND64(j->stage_bytes);
     /* the fused select alternates two staging buffers */
     j->tmp_bytes = PARSUM__ROUND64((size_t)j->groups * j->words * 8) +
                    (j->fused != NULL ? 2 : 1) * j->stage_bytes;
-    size_t per_chunk = j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
+    size_t per_chunk =
+        j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
     size_t meta, tmp_bytes;
     if (!parsum__mul_size(j->nchunks, per_chunk, &meta) ||
         !parsum__mul_size((size_t)*nt, j->tmp_bytes, &tmp_bytes))
