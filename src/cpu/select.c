@@ -21,6 +21,14 @@
  * travels along the chain, and it is ready before the compress starts, so
  * a thread waits for little more than a cache line to arrive.
  *
+ * Outputs too large for the cache are written with non-temporal stores
+ * (no read for ownership of lines that are overwritten anyway): elements
+ * are compressed into a per-thread staging buffer and copied out from
+ * there. The commonest case, a built-in predicate on the keys alone, is
+ * fused: 64 keys are tested and compressed at once into the staging
+ * buffer, and the previous chunk's staged output is streamed out by the
+ * same loop, so that a thread reads and writes memory at the same time.
+ *
  * Partition (two and three groups): the place of the rejected elements
  * depends on the total number selected, so a first pass counts every
  * chunk's groups (reading the flags or the keys), a short serial pass
