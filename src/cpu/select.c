@@ -573,7 +573,8 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
     /* Stream when the outputs cannot stay in the cache anyway. */
     size_t out_es = (a->keys_out != NULL ? a->key_size : 0) + a->value_size +
                     (a->indices_out != NULL ? sizeof(uint64_t) : 0);
-    j->stream = a->n >= parsum__cpu_stream_threshold() / out_es;
+    j->stream =
+        out_es > 0 && a->n >= parsum__cpu_stream_threshold() / out_es;
     j->stage_bytes = j->stream ? PARSUM__ROUND64(j->chunk * a->key_size) +
                                      PARSUM__ROUND64(j->chunk * a->value_size) +
                                      j->chunk * sizeof(uint64_t)

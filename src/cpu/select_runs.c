@@ -363,7 +363,7 @@ parsum_status parsum__cpu_runs(parsum_context *ctx,
     /* Stream when the outputs cannot stay in the cache anyway. */
     size_t out_es = (a->keys_out != NULL ? j.ks : 0) + a->value_size +
                     (a->lengths != NULL ? 8 : 0) + (a->offsets != NULL ? 8 : 0);
-    j.stream = j.n >= parsum__cpu_stream_threshold() / out_es;
+    j.stream = out_es > 0 && j.n >= parsum__cpu_stream_threshold() / out_es;
     j.tmp_bytes = PARSUM__ROUND64(2 * j.words * 8);
     if (j.stream)
         j.tmp_bytes += PARSUM__ROUND64(j.chunk * j.ks) +
