@@ -21,6 +21,14 @@
  * travels along the chain, and it is ready before the compress starts, so
  * a thread waits for little more than a cache line to arrive.
  *
+ * Outputs too large for the cache are written with non-temporal stores
+ * (no read for ownership of lines that are overwritten anyway): elements
+ * are compressed into a per-thread staging buffer and copied out from
+ * there. The commonest case, a built-in predicate on the keys alone, is
+ * fused: 64 keys are tested and compressed at once into the staging
+ * buffer, and the previous chunk's staged output is streamed out by the
+ * same loop, so that a thread reads and writes memory at the same time.
+ *
  * Partition (two and three groups): the place of the rejected elements
  * depends on the total number selected, so a first pass counts every
  * chunk's groups (reading the flags or the keys), a short serial pass
@@ -565,7 +573,8 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
     /* Stream when the outputs cannot stay in the cache anyway. */
     size_t out_es = (a->keys_out != NULL ? a->key_size : 0) + a->value_size +
                     (a->indices_out != NULL ? sizeof(uint64_t) : 0);
-    j->stream = a->n >= parsum__cpu_stream_threshold() / out_es;
+    j->stream =
+        out_es > 0 && a->n >= parsum__cpu_stream_threshold() / out_es;
     j->stage_bytes = j->stream ? PARSUM__ROUND64(j->chunk * a->key_size) +
                                      PARSUM__ROUND64(j->chunk * a->value_size) +
                                      j->chunk * sizeof(uint64_t)

@@ -36,8 +36,11 @@ typedef struct runs_job {
      * (SIZE_MAX: none) and its open run's index and position (index
      * SIZE_MAX: none) */
     unsigned char *slots;
-    /* per thread: head bits and output bits, `words` words each */
-    uint64_t *tmp;
+    /* per thread: head bits and output bits, `words` words each, then
+     * (stream) staging for a chunk's outputs, tmp_bytes in all */
+    unsigned char *tmp;
+    size_t tmp_bytes;
+    int stream;
     atomic_size_t next;
 } runs_job;
 
@@ -155,15 +158,13 @@ static void lengths_from_heads(uint64_t *p, size_t m, size_t end)
         p[m - 1] = (uint64_t)end - p[m - 1];
 }
 
-/* Non-trivial runs: offsets from the output bits, lengths by walking all
+/* Non-trivial runs: lengths[0 ..) of the chunk's runs, by walking all
  * heads (a run ends where the next head, output or not, starts). Returns
  * the open run's position, or NONE. */
-static size_t nontrivial_lengths(const runs_job *j, const uint64_t *heads,
-                                 const uint64_t *out, size_t cb, size_t len,
-                                 size_t r0)
+static size_t nontrivial_lengths(const uint64_t *heads, const uint64_t *out,
+                                 size_t cb, size_t len, uint64_t *lengths)
 {
-    uint64_t *lengths = j->a->lengths;
-    size_t r = r0, prev = NONE;
+    size_t r = 0, prev = NONE;
     int prev_out = 0;
     for (size_t w = 0; w < len / 64 + 1; w++) {
         for (uint64_t b = heads[w]; b != 0; b &= b - 1) {
@@ -179,8 +180,77 @@ static size_t nontrivial_lengths(const runs_job *j, const uint64_t *heads,
     return prev_out ? cb + prev : NONE;
 }
 
+/* Where a chunk's runs go, from its first run on: keys, values, lengths,
+ * offsets (NULL: not wanted). */
+typedef struct runs_out {
+    unsigned char *k, *v;
+    uint64_t *len, *off;
+} runs_out;
+
+/* The outputs from run r0 on. */
+static runs_out runs_at(const runs_job *j, size_t r0)
+{
+    const parsum__runs_args *a = j->a;
+    runs_out o = {NULL, NULL, NULL, NULL};
+    if (a->keys_out != NULL)
+        o.k = (unsigned char *)a->keys_out + r0 * j->ks;
+    if (a->values_out != NULL)
+        o.v = (unsigned char *)a->values_out + r0 * a->value_size;
+    if (a->lengths != NULL)
+        o.len = a->lengths + r0;
+    if (a->offsets != NULL)
+        o.off = a->offsets + r0;
+    return o;
+}
+
+/* A thread's staging area, laid out like the outputs. */
+static runs_out runs_staging(const runs_job *j, unsigned char *stage)
+{
+    const parsum__runs_args *a = j->a;
+    runs_out o = runs_at(j, 0);
+    size_t at = 0;
+    o.k = o.k != NULL ? stage : NULL;
+    at += PARSUM__ROUND64(j->chunk * j->ks);
+    o.v = o.v != NULL ? stage + at : NULL;
+    at += PARSUM__ROUND64(j->chunk * a->value_size);
+    o.len = o.len != NULL ? (uint64_t *)(void *)(stage + at) : NULL;
+    at += j->chunk * sizeof(uint64_t);
+    o.off = o.off != NULL ? (uint64_t *)(void *)(stage + at) : NULL;
+    return o;
+}
+
+/* The chunk's cnt runs to d (out: their heads); returns the position of
+ * its last run if that one goes on past the chunk (its length is then
+ * left open), else NONE. */
+static size_t emit_runs(const runs_job *j, const uint64_t *heads,
+                        const uint64_t *out, size_t cb, size_t len,
+                        size_t cnt, runs_out d)
+{
+    const parsum__runs_args *a = j->a;
+    if (d.k != NULL)
+        parsum__compress_any(j->k, j->keys + cb * j->ks, out, len, d.k,
+                             j->ks);
+    if (d.v != NULL)
+        parsum__compress_any(
+            j->k, (const unsigned char *)a->values + cb * a->value_size, out,
+            len, d.v, a->value_size);
+    if (cnt == 0)
+        return NONE;
+    if (a->nontrivial) {
+        j->k->compress_index(out, len, cb, d.off);
+        return nontrivial_lengths(heads, out, cb, len, d.len);
+    }
+    if (d.len == NULL)
+        return NONE;
+    int closed = (heads[len / 64] >> (len % 64) & 1) != 0;
+    j->k->compress_index(out, len, cb, d.len);
+    size_t open_pos = closed ? NONE : (size_t)d.len[cnt - 1];
+    lengths_from_heads(d.len, cnt, closed ? cb + len : NONE);
+    return open_pos;
+}
+
 static void runs_chunk(runs_job *j, size_t c, uint64_t *heads,
-                       uint64_t *outb)
+                       uint64_t *outb, unsigned char *stage)
 {
     const parsum__runs_args *a = j->a;
     size_t cb = c * j->chunk;
@@ -199,45 +269,42 @@ static void runs_chunk(runs_job *j, size_t c, uint64_t *heads,
     }
     s->count = r0 + cnt;
     parsum__slot_publish(j->slots, SLOT_BYTES, c);
-    if (a->keys_out != NULL)
-        parsum__compress_any(j->k, j->keys + cb * j->ks, out, len,
-                             (unsigned char *)a->keys_out + r0 * j->ks, j->ks);
-    if (a->values_out != NULL)
-        parsum__compress_any(
-            j->k, (const unsigned char *)a->values + cb * a->value_size, out,
-            len, (unsigned char *)a->values_out + r0 * a->value_size,
-            a->value_size);
     s->first = first != NONE ? cb + first : NONE;
-    s->open_index = NONE;
-    if (cnt == 0)
+    runs_out o = runs_at(j, r0);
+    runs_out d = j->stream ? runs_staging(j, stage) : o;
+    size_t open_pos = emit_runs(j, heads, out, cb, len, cnt, d);
+    s->open_index = open_pos != NONE ? r0 + cnt - 1 : NONE;
+    s->open_pos = open_pos;
+    if (!j->stream || cnt == 0)
         return;
-    int closed = (heads[len / 64] >> (len % 64) & 1) != 0;
-    size_t open_pos = NONE;
-    if (a->nontrivial) {
-        j->k->compress_index(out, len, cb, a->offsets + r0);
-        open_pos = nontrivial_lengths(j, heads, out, cb, len, r0);
-    } else if (a->lengths != NULL) {
-        j->k->compress_index(out, len, cb, a->lengths + r0);
-        open_pos = closed ? NONE : (size_t)a->lengths[r0 + cnt - 1];
-        lengths_from_heads(a->lengths + r0, cnt, closed ? cb + len : NONE);
-    }
-    if (open_pos != NONE) {
-        s->open_index = r0 + cnt - 1;
-        s->open_pos = open_pos;
-    }
+    /* out past the caches (the open length is fixed later, after a
+     * fence) */
+    if (o.k != NULL)
+        j->k->stream_copy(o.k, d.k, cnt * j->ks);
+    if (o.v != NULL)
+        j->k->stream_copy(o.v, d.v, cnt * a->value_size);
+    if (o.len != NULL)
+        j->k->stream_copy(o.len, d.len, cnt * sizeof(uint64_t));
+    if (o.off != NULL)
+        j->k->stream_copy(o.off, d.off, cnt * sizeof(uint64_t));
 }
 
 static void runs_worker(void *arg, int tid, int nt)
 {
     runs_job *j = arg;
     (void)nt;
-    uint64_t *heads = j->tmp + (size_t)tid * 2 * j->words;
+    unsigned char *t = j->tmp + (size_t)tid * j->tmp_bytes;
+    uint64_t *heads = (uint64_t *)(void *)t;
     uint64_t *outb = heads + j->words;
+    unsigned char *stage = t + PARSUM__ROUND64(2 * j->words * 8);
     for (size_t c = atomic_fetch_add_explicit(&j->next, 1,
                                               memory_order_relaxed);
          c < j->nchunks;
          c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed))
-        runs_chunk(j, c, heads, outb);
+        runs_chunk(j, c, heads, outb, stage);
+    /* The streamed stores, visible before the open lengths are closed
+     * and the call returns. */
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* The runs left open: each ends at the first head of a later chunk, the
@@ -293,17 +360,25 @@ parsum_status parsum__cpu_runs(parsum_context *ctx,
     j.nchunks = (j.n + j.chunk - 1) / j.chunk;
     j.words = j.chunk / 64 + 1; /* the position after the chunk too */
     int nt = parsum__seg_workers(ctx, j.nchunks);
+    /* Stream when the outputs cannot stay in the cache anyway. */
+    size_t out_es = (a->keys_out != NULL ? j.ks : 0) + a->value_size +
+                    (a->lengths != NULL ? 8 : 0) + (a->offsets != NULL ? 8 : 0);
+    j.stream = out_es > 0 && j.n >= parsum__cpu_stream_threshold() / out_es;
+    j.tmp_bytes = PARSUM__ROUND64(2 * j.words * 8);
+    if (j.stream)
+        j.tmp_bytes += PARSUM__ROUND64(j.chunk * j.ks) +
+                       PARSUM__ROUND64(j.chunk * a->value_size) +
+                       2 * j.chunk * sizeof(uint64_t);
     size_t slots_bytes, tmp_bytes;
     if (!parsum__mul_size(j.nchunks, SLOT_BYTES, &slots_bytes) ||
-        !parsum__mul_size((size_t)nt * 2 * j.words, sizeof(uint64_t),
-                          &tmp_bytes))
+        !parsum__mul_size((size_t)nt, j.tmp_bytes, &tmp_bytes))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows", fn);
     unsigned char *scratch = parsum__scratch(ctx, slots_bytes + tmp_bytes, fn);
     if (scratch == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
     j.slots = scratch;
-    j.tmp = (uint64_t *)(void *)(scratch + slots_bytes);
+    j.tmp = scratch + slots_bytes;
     for (size_t c = 0; c < j.nchunks; c++)
         atomic_init(parsum__slot_flag(j.slots, SLOT_BYTES, c), 0);
     atomic_init(&j.next, 0);
