@@ -20,6 +20,20 @@
 extern "C" {
 #endif
 
+/* Set bits of x. The generic build has no popcnt instruction, and
+ * __builtin_popcountll would then call libgcc for every word. */
+static inline size_t parsum__popcount64(uint64_t x)
+{
+#if defined(__POPCNT__)
+    return (size_t)__builtin_popcountll(x);
+#else
+    x = x - (x >> 1 & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (size_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* A build-time knob for tuning runs; changing it changes float rounding. */
 #ifndef PARSUM__CPU_CHUNK_BYTES
 #define PARSUM__CPU_CHUNK_BYTES ((size_t)128 * 1024)

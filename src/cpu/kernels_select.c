@@ -53,18 +53,6 @@ typedef int16_t m16 __attribute__((vector_size(VB)));
 typedef int32_t m32 __attribute__((vector_size(VB)));
 typedef int64_t m64 __attribute__((vector_size(VB)));
 
-static size_t popcount64(uint64_t x)
-{
-#if defined(__POPCNT__)
-    return (size_t)__builtin_popcountll(x);
-#else
-    x = x - (x >> 1 & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (size_t)((x * 0x0101010101010101ull) >> 56);
-#endif
-}
-
 /* ---- move masks: bit j = lane j is all ones (lanes are 0 or -1) -------- */
 
 ALWAYS_INLINE uint64_t movemask8(m8 m)
@@ -176,7 +164,7 @@ ALWAYS_INLINE size_t word_portable(const unsigned char *s, uint64_t b,
         memcpy(d, s, 64 * ES);
         return 64;
     }
-    if (popcount64(b) < SPARSE_BITS) {
+    if (parsum__popcount64(b) < SPARSE_BITS) {
         for (; b != 0; b &= b - 1)
             memcpy(d + ES * m++, s + ES * (size_t)__builtin_ctzll(b), ES);
         return m;
@@ -416,14 +404,14 @@ static size_t bytes_bits(const uint8_t *bytes, size_t count, uint64_t *bits)
         prefetch_ahead(bytes + 64 * w, 1);
         uint64_t word = bytes_word(bytes + 64 * w);
         bits[w] = word;
-        total += popcount64(word);
+        total += parsum__popcount64(word);
     }
     if (rem != 0) {
         uint8_t tmp[64] = {0};
         memcpy(tmp, bytes + 64 * full, rem);
         uint64_t word = bytes_word(tmp) & (((uint64_t)1 << rem) - 1);
         bits[full] = word;
-        total += popcount64(word);
+        total += parsum__popcount64(word);
     }
     return total;
 }

@@ -8,6 +8,7 @@
 #define PARSUM_CPU_SEG_COMMON_H
 
 #include "../core/internal.h"
+#include "cpu.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -64,20 +65,6 @@ static inline int parsum__seg_workers(const parsum_context *ctx,
 static inline int parsum__log2_size(size_t size)
 {
     return size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
-}
-
-/* Set bits of x. The generic build has no popcnt instruction, and
- * __builtin_popcountll would then call libgcc for every word. */
-static inline size_t parsum__popcount64(uint64_t x)
-{
-#if defined(__POPCNT__)
-    return (size_t)__builtin_popcountll(x);
-#else
-    x = x - (x >> 1 & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (size_t)((x * 0x0101010101010101ull) >> 56);
-#endif
 }
 
 /* Set bits among the first len bits of w (bits above len clear). */
