@@ -68,6 +68,45 @@ static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
     return static_cast<parsum__cuda_state *>(ctx->backend_state);
 }
 
+/* Small host helpers the .cu files share. */
+namespace parsum_cu {
+
+/* x rounded up to a multiple of a. */
+inline size_t round_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* Grid for a grid-stride kernel over `items` items handled `per_block`
+ * at a time: enough blocks to fill the device (16 per multiprocessor),
+ * no more than needed, at least one. */
+inline unsigned aux_grid(parsum_context *ctx, unsigned long long items,
+                         unsigned long long per_block)
+{
+    unsigned long long want = (items + per_block - 1) / per_block;
+    const unsigned long long cap =
+        (unsigned long long)parsum__cuda_st(ctx)->sm_count * 16;
+    if (want > cap)
+        want = cap;
+    return (unsigned)(want > 0 ? want : 1);
+}
+
+/* A bump allocator over one block of the context's scratch arena: the
+ * steps of one call need several buffers alive at once. Every piece is
+ * 256-byte aligned. */
+struct carve {
+    unsigned char *base;
+    size_t used;
+    void *take(size_t bytes)
+    {
+        void *p = base + used;
+        used += round_up(bytes, 256);
+        return p;
+    }
+};
+
+} /* namespace parsum_cu */
+
 /* Records "<api>: <error name> (<error string>) from <call> at
  * <file>:<line> in <function>" on ctx, clears the runtime's last error where
  * it is not sticky, and returns the matching status (OUT_OF_MEMORY,

@@ -89,34 +89,26 @@ __host__ __device__ constexpr int scan_rows(u64 size, bool seg)
     return seg ? (policy_for(size).rows + 1) / 2 : policy_for(size).rows;
 }
 
-/* Rows of scan_pipe_kernel, which holds two tiles per thread: fewer for
- * the deterministic look-back (LOOKBACK 1), whose state takes more
- * registers than the classic one's. Sizes above 8 bytes keep the rows of
- * scan_kernel. */
-#ifndef PARSUM_K_PIPE_ROWS4C
-#define PARSUM_K_PIPE_ROWS4C 8
+/* Rows of scan_pipe_kernel, which holds two tiles per thread (two
+ * blocks of 256 threads per multiprocessor in 128 registers). Sizes other
+ * than 4 and 8 bytes keep the rows of scan_kernel. */
+#ifndef PARSUM_K_PIPE_ROWS4
+#define PARSUM_K_PIPE_ROWS4 8
 #endif
-#ifndef PARSUM_K_PIPE_ROWS8C
-#define PARSUM_K_PIPE_ROWS8C 6
+#ifndef PARSUM_K_PIPE_ROWS8
+#define PARSUM_K_PIPE_ROWS8 6
 #endif
-#ifndef PARSUM_K_PIPE_ROWS4G
-#define PARSUM_K_PIPE_ROWS4G 4
-#endif
-#ifndef PARSUM_K_PIPE_ROWS8G
-#define PARSUM_K_PIPE_ROWS8G 4
-#endif
-__host__ __device__ constexpr int pipe_rows(u64 size, bool classic)
+__host__ __device__ constexpr int pipe_rows(u64 size)
 {
     return size <= 2   ? scan_rows(size, false)
-           : size <= 4 ? (classic ? PARSUM_K_PIPE_ROWS4C : PARSUM_K_PIPE_ROWS4G)
-           : size <= 8 ? (classic ? PARSUM_K_PIPE_ROWS8C : PARSUM_K_PIPE_ROWS8G)
+           : size <= 4 ? PARSUM_K_PIPE_ROWS4
+           : size <= 8 ? PARSUM_K_PIPE_ROWS8
                        : scan_rows(size, false);
 }
 
-__host__ __device__ constexpr u64 pipe_tile_elems(u64 size, bool classic)
+__host__ __device__ constexpr u64 pipe_tile_elems(u64 size)
 {
-    return (u64)policy_for(size).block * pipe_rows(size, classic) *
-           vec_elems(size);
+    return (u64)policy_for(size).block * pipe_rows(size) * vec_elems(size);
 }
 
 __host__ __device__ constexpr u64 scan_tile_elems(u64 size, bool seg = false)

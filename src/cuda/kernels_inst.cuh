@@ -85,7 +85,7 @@ parsum__cuda_kernels make_kernels()
         (const void *)&scan_kernel<inst_t, op, false, LBS, seg_reduce_flags>,
         pipe_kernel<op, false, LB>(),
         pipe_kernel<op, true, LB>(),
-        parsum_k::pipe_tile_elems(sizeof(inst_t), LB != 1),
+        parsum_k::pipe_tile_elems(sizeof(inst_t)),
     };
 }
 

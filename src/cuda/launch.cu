@@ -14,12 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-namespace {
+using parsum_cu::round_up;
 
-size_t round_up(size_t x, size_t a)
-{
-    return (x + a - 1) / a * a;
-}
+namespace {
 
 bool aligned(const void *p, size_t a)
 {

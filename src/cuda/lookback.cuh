@@ -128,14 +128,14 @@ __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
  * fewer than 32 groups of tiles are ever in flight. The last tile of a
  * group publishes GA(g) before it waits for anything outside its group:
  * otherwise each group would wait for the one before, a serial chain. */
-template <class T, class Op, bool PRE = false>
+template <class T, class Op>
 __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
                                              const T &agg, const T &pad,
                                              int lane, const Op &op)
 {
     const u32 g = c >> 5, pos = c & 31u;
     const bool last = pos == 31u;
-    if (lane == 0 && !last && !PRE)
+    if (lane == 0 && !last)
         publish(a.agg, a.agg_status, c, TILE_AGG, agg);
 
     /* Lane i waits for A(32g + i) (i < pos), GA(g - 32 + i) (groups >= 0),
@@ -172,7 +172,7 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     T local = warp_reduce((u32)lane < pos ? va : pad, op); /* A(32g..c-1) */
     if (last) {
         const T ga = shfl_idx(op(local, agg), 0);
-        if (lane == 0 && !PRE)
+        if (lane == 0)
             publish(a.agg, a.agg_status, c, GROUP_AGG, ga);
         has_ga = gi < 0;
         has_gp = !(lane == 0 && g >= 33u);
@@ -242,45 +242,16 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
     return x;
 }
 
-/* The first half of either look-back, for a tile whose block has other
- * work to do before it needs the prefix (scan_pipe_kernel): publishes
- * what tile c contributes - A(c), P(0) for tile 0 of the classic one,
- * GA(g) for the last tile of a group of the deterministic one (which
- * waits for its group's aggregates: they depend on nothing but their
- * tiles' data) - so that the look-back proper, called later with PRE
- * set, skips it. Warp 0. */
-template <int LOOKBACK, class T, class Op>
+/* The first half of the classic look-back, for a tile whose block has
+ * other work to do before it needs the prefix (scan_pipe_kernel):
+ * publishes A(c) (P(0) for tile 0), so that lookback_classic, called
+ * later with PRE set, skips it. Warp 0. */
+template <class T>
 __device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
-                                                 const T &agg, const T &pad,
-                                                 int lane, const Op &op)
+                                                 const T &agg, int lane)
 {
-    if constexpr (LOOKBACK == 2) {
-        if (lane == 0)
-            publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG,
-                    agg);
-    } else {
-        const u32 g = c >> 5, pos = c & 31u;
-        if (pos != 31u) {
-            if (lane == 0)
-                publish(a.agg, a.agg_status, c, TILE_AGG, agg);
-            return;
-        }
-        /* The same fold as lookback_groups: the same bits. */
-        T va = pad;
-        bool has_a = (u32)lane >= pos;
-        for (;;) {
-            if (!has_a)
-                has_a = peek(a.agg, a.agg_status, (u64)g * 32u + lane, va) >=
-                        TILE_AGG;
-            if (__all_sync(PARSUM_K_FULL_MASK, has_a))
-                break;
-            __nanosleep(32);
-        }
-        T local = warp_reduce((u32)lane < pos ? va : pad, op);
-        const T ga = shfl_idx(op(local, agg), 0);
-        if (lane == 0)
-            publish(a.agg, a.agg_status, c, GROUP_AGG, ga);
-    }
+    if (lane == 0)
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -489,11 +489,12 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     constexpr policy P = policy_for(sizeof(T));
     constexpr int BLOCK = P.block;
     constexpr int NWARP = BLOCK / 32;
-    constexpr int R = pipe_rows(sizeof(T), LOOKBACK != 1);
+    static_assert(LOOKBACK == 2, "pipelined: classic look-back only");
+    constexpr int R = pipe_rows(sizeof(T));
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
-    static_assert(TILE == pipe_tile_elems(sizeof(T), LOOKBACK != 1), "tile");
+    static_assert(TILE == pipe_tile_elems(sizeof(T)), "tile");
     typedef pipe_tile<T, R, V> tile_t;
 
     const Op op{};
@@ -530,20 +531,14 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             for (int i = 1; i < NWARP; ++i)
                 g = op(g, s_wtot[buf * NWARP + i]);
             t.agg = g;
-            if (LOOKBACK != 0)
-                lookback_publish<LOOKBACK>(a, t.c, g, pad, lane, op);
+            lookback_publish(a, t.c, g, lane);
         }
     };
     /* Looks back for tile t.c, then scans and stores it. */
     auto finish = [&](tile_t &t, int buf) {
         if (warp == 0) {
-            T xc = pad;
-            if constexpr (LOOKBACK == 2)
-                xc = lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane,
-                                                   op);
-            else if constexpr (LOOKBACK == 1)
-                xc = lookback_groups<T, Op, true>(a, t.c, t.agg, pad, lane,
-                                                  op);
+            const T xc =
+                lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane, op);
             if (lane == 0)
                 *s_x = xc;
         }

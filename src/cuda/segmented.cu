@@ -23,6 +23,10 @@
 using parsum_k::u32;
 using parsum_k::u64;
 
+using parsum_cu::aux_grid;
+using parsum_cu::carve;
+using parsum_cu::round_up;
+
 namespace {
 
 constexpr int AUX_BLOCK = 256;
@@ -42,21 +46,6 @@ u64 *as_u64(uint64_t *p)
     return reinterpret_cast<u64 *>(p);
 }
 
-size_t round_up(size_t x, size_t a)
-{
-    return (x + a - 1) / a * a;
-}
-
-/* Grid for a grid-stride kernel over `items` items handled `per_block`
- * at a time: enough blocks to fill the device, no more than needed. */
-unsigned aux_grid(parsum_context *ctx, u64 items, u64 per_block)
-{
-    u64 want = (items + per_block - 1) / per_block;
-    u64 cap = (u64)parsum__cuda_st(ctx)->sm_count * 16;
-    if (want > cap)
-        want = cap;
-    return (unsigned)(want > 0 ? want : 1);
-}
 
 /* 32 flags starting at element e (a multiple of 32) of flags whose element
  * 0 is bit off (< 32); bits of elements >= n are cleared; element 0 counts
@@ -219,18 +208,6 @@ __global__ void empty_segments_kernel(const u64 *offsets, u64 nseg,
 
 /* ---- host side ---------------------------------------------------------- */
 
-/* A bump allocator over one block of the context's scratch arena: the
- * steps of one call need several buffers alive at once. */
-struct carve {
-    unsigned char *base;
-    size_t used;
-    void *take(size_t bytes)
-    {
-        void *p = base + used;
-        used += round_up(bytes, 256);
-        return p;
-    }
-};
 
 /* sizeof(seg_pair<T>) for an element of `size` bytes aligned to `align`. */
 size_t pair_size(size_t size, size_t align)

@@ -21,25 +21,15 @@
 using parsum_k::u32;
 using parsum_k::u64;
 
+using parsum_cu::aux_grid;
+using parsum_cu::carve;
+using parsum_cu::round_up;
+
 namespace {
 
 constexpr int AUX_BLOCK = 256;
 /* Run positions per block of the in-place difference kernels. */
 constexpr u64 DIFF_CHUNK = (u64)AUX_BLOCK * 8;
-
-size_t round_up(size_t x, size_t a)
-{
-    return (x + a - 1) / a * a;
-}
-
-unsigned grid_for(parsum_context *ctx, u64 items, u64 per_block)
-{
-    u64 want = (items + per_block - 1) / per_block;
-    const u64 cap = (u64)parsum__cuda_st(ctx)->sm_count * 16;
-    if (want > cap)
-        want = cap;
-    return (unsigned)(want > 0 ? want : 1);
-}
 
 /* The word an element of `size` bytes is moved in: the largest of 16, 8,
  * 4, 2, 1 bytes that divides size and the alignment of every pointer. */
@@ -150,7 +140,7 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
     PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
                                          st->stream));
     if (G >= 2) {
-        cnt<<<grid_for(ctx, tiles, 1), parsum_k::SEL_BLOCK, 0, st->stream>>>(
+        cnt<<<aux_grid(ctx, tiles, 1), parsum_k::SEL_BLOCK, 0, st->stream>>>(
             ka, totals);
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
         ka.totals = totals;
@@ -162,26 +152,28 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
     return PARSUM_OK;
 }
 
-/* Device scratch for up to two passes over n elements plus the counts:
- * [state | counts (4 u64)]. */
+/* Device scratch of a call: the look-back state of one pass over n
+ * elements (reused by a second pass), 4 u64 counts, and `extra` bytes. */
 struct pass_scratch {
     void *state;
     u64 *counts;
+    void *extra;
 };
 
 parsum_status take_scratch(parsum_context *ctx, size_t n, size_t extra,
-                           pass_scratch *ps, void **extra_p)
+                           pass_scratch *ps)
 {
     const u64 tiles = (n + parsum_k::SEL_TILE - 1) / parsum_k::SEL_TILE;
-    const size_t sb = round_up(pass_state_bytes(tiles), 256);
-    unsigned char *p = static_cast<unsigned char *>(parsum__scratch(
-        ctx, sb + 256 + round_up(extra, 256), parsum__cuda_st(ctx)->api));
-    if (p == NULL)
+    const size_t sb = pass_state_bytes(tiles);
+    carve cv = {static_cast<unsigned char *>(parsum__scratch(
+                    ctx, round_up(sb, 256) + 256 + round_up(extra, 256),
+                    parsum__cuda_st(ctx)->api)),
+                0};
+    if (cv.base == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
-    ps->state = p;
-    ps->counts = reinterpret_cast<u64 *>(p + sb);
-    if (extra_p != NULL)
-        *extra_p = p + sb + 256;
+    ps->state = cv.take(sb);
+    ps->counts = static_cast<u64 *>(cv.take(4 * sizeof(u64)));
+    ps->extra = cv.take(extra);
     return PARSUM_OK;
 }
 
@@ -306,7 +298,7 @@ parsum_status parsum__cuda_select(parsum_context *ctx,
         return parsum__cuda_deliver_zero(ctx, a->counts, G == 3 ? 2 : 1);
 
     pass_scratch ps;
-    s = take_scratch(ctx, a->n, 0, &ps, NULL);
+    s = take_scratch(ctx, a->n, 0, &ps);
     if (s != PARSUM_OK)
         return s;
     parsum_k::select_kargs ka =
@@ -337,8 +329,7 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     const u64 chunks = (a->n + DIFF_CHUNK - 1) / DIFF_CHUNK;
     pass_scratch ps;
-    void *bnd = NULL;
-    s = take_scratch(ctx, a->n, a->nontrivial ? 0 : chunks * 8, &ps, &bnd);
+    s = take_scratch(ctx, a->n, a->nontrivial ? 0 : chunks * 8, &ps);
     if (s != PARSUM_OK)
         return s;
     parsum_k::select_kargs ka =
@@ -357,11 +348,11 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
                        : parsum__cuda_deliver_counts(ctx, a->num_runs, count,
                                                      1);
         u64 *pos = reinterpret_cast<u64 *>(a->lengths);
-        u64 *b = static_cast<u64 *>(bnd);
-        run_bounds_kernel<<<grid_for(ctx, chunks, AUX_BLOCK), AUX_BLOCK, 0,
+        u64 *b = static_cast<u64 *>(ps.extra);
+        run_bounds_kernel<<<aux_grid(ctx, chunks, AUX_BLOCK), AUX_BLOCK, 0,
                             st->stream>>>(pos, count, a->n, b);
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-        run_lengths_kernel<<<grid_for(ctx, chunks, 1), AUX_BLOCK, 0,
+        run_lengths_kernel<<<aux_grid(ctx, chunks, 1), AUX_BLOCK, 0,
                              st->stream>>>(pos, count, a->n, b);
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
     } else {
@@ -375,7 +366,7 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
         s = run_pass(ctx, ka, 1, ps.state, count + 2);
         if (s != PARSUM_OK)
             return s;
-        run_spans_kernel<<<grid_for(ctx, a->n / 2 + 1, AUX_BLOCK), AUX_BLOCK,
+        run_spans_kernel<<<aux_grid(ctx, a->n / 2 + 1, AUX_BLOCK), AUX_BLOCK,
                            0, st->stream>>>(
             reinterpret_cast<const u64 *>(a->offsets),
             reinterpret_cast<u64 *>(a->lengths), count);
