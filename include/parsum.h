@@ -61,7 +61,9 @@ PARSUM_API const char *parsum_version(void);
     X(PARSUM_ERR_COMPILE, 11, "run-time compilation of a custom operator failed") \
     X(PARSUM_ERR_WRONG_MEMORY_SPACE, 12,                                       \
       "pointer is not in the context's memory space")                         \
-    X(PARSUM_ERR_INTERNAL, 13, "internal error (please report)")
+    X(PARSUM_ERR_INTERNAL, 13, "internal error (please report)")              \
+    X(PARSUM_ERR_IO, 14, "a file could not be opened, read or written")      \
+    X(PARSUM_ERR_BAD_FILE, 15, "malformed, truncated or unsupported file")
 
 typedef enum parsum_status {
 #define PARSUM_X_ENUM(name, value, msg) name = value,
@@ -697,6 +699,181 @@ PARSUM_API parsum_status parsum_run_length_nontrivial(parsum_context *ctx,
                                                       uint64_t *offsets,
                                                       uint64_t *lengths,
                                                       size_t *num_runs);
+
+/* ------------------------------------------------------------------------ */
+/* Images: descriptor, summed-area tables, box filter, file I/O             */
+/* ------------------------------------------------------------------------ */
+
+/* Where an image's pixels live. HOST images go with CPU contexts (and are
+ * what parsum_image_read returns); DEVICE images (device, managed or
+ * mapped pinned memory of the context's device) with CUDA contexts.
+ * parsum_image_copy moves pixels between the two. */
+typedef enum parsum_memspace {
+    PARSUM_MEM_HOST = 0,
+    PARSUM_MEM_DEVICE = 1
+} parsum_memspace;
+
+/* An image: height rows of width pixels, each pixel `channels` interleaved
+ * samples of type dtype (RGBA = 4 channels). Row y starts at
+ * (char *)data + y * pitch; pitch >= width * channels * dtype size, and a
+ * multiple of the sample size (pitched memory from cudaMallocPitch or with
+ * padding bytes works; the padding is never read or written). pitch 0 means
+ * "packed" (width * channels * dtype size). Every call checks every field:
+ * width, height >= 1, channels 1..4, dtype known, data not NULL and
+ * aligned to the sample size, where matching the context
+ * (PARSUM_ERR_WRONG_MEMORY_SPACE), pitch * height without overflow. */
+typedef struct parsum_image {
+    void *data;
+    size_t width;
+    size_t height;
+    size_t pitch;          /* bytes between rows; 0 = packed */
+    int channels;          /* 1 to 4 */
+    parsum_dtype dtype;    /* sample type */
+    parsum_memspace where; /* where data points */
+} parsum_image;
+
+/* Fills *img with a packed image of the context's space (HOST on a CPU
+ * context, DEVICE on a CUDA one), rows padded to a multiple of 256 bytes on
+ * a CUDA context, and allocates its pixels (contents undefined). Free with
+ * parsum_image_free. Errors: as parsum_alloc, bad sizes, channels, dtype. */
+PARSUM_API parsum_status parsum_image_alloc(parsum_context *ctx,
+                                            parsum_image *img, size_t width,
+                                            size_t height, int channels,
+                                            parsum_dtype dtype);
+/* Frees pixels from parsum_image_alloc (ctx's space) or parsum_image_read
+ * (host; any context) and zeroes *img. NULL img or data: nothing. */
+PARSUM_API void parsum_image_free(parsum_context *ctx, parsum_image *img);
+/* Copies the pixels of src into dst: same width, height, channels and
+ * dtype; any pitches; each side HOST or the context's DEVICE space. The
+ * call returns when the copy is done. Errors: mismatched descriptors. */
+PARSUM_API parsum_status parsum_image_copy(parsum_context *ctx,
+                                           const parsum_image *dst,
+                                           const parsum_image *src);
+
+/* Summed-area table (integral image) flags. Default layout: the table is
+ * (width + 1) x (height + 1) with a zero first row and column, T[y][x] =
+ * the sum of src over rows < y and columns < x (NPP, OpenCV). INCLUSIVE:
+ * width x height, T[y][x] = the sum over rows <= y and columns <= x.
+ * SQUARED: sums of squared samples (for variances). */
+#define PARSUM_INTEGRAL_INCLUSIVE 1u
+#define PARSUM_INTEGRAL_SQUARED 2u
+
+/* parsum_integral: the summed-area table of src into table, per channel
+ * (table->channels == src->channels).
+ *
+ * dtypes: src U8, U16, I32, F32 or F64; table U32, U64, I64, F32 or F64.
+ * Integer src with an integer table: sums modulo 2^bits of the table (two's
+ * complement for I64), so a U32 table still gives exact box sums whenever
+ * the box's true sum is below 2^32 (the wrap-around cancels in the
+ * differences). Integer src with a float table: each entry is the exact sum
+ * converted once (F32 entries exact up to 2^24, then rounded to nearest).
+ * Float tables: samples are converted to float64 (squares too) and summed
+ * in float64, and each entry is rounded once to the table's type; so for
+ * integer samples the entries are exact while the sums stay below 2^53
+ * (F32 entries: exact to 2^24, then correctly rounded). Float src needs a
+ * float table. The float64 grouping depends on the image size only (not on
+ * the thread count), so results are deterministic on a backend; CPU and
+ * CUDA agree exactly for integer samples and within rounding for floats.
+ * offset is host memory.
+ *
+ * offset: NULL, or `channels` doubles (float tables only, else
+ * PARSUM_ERR_INVALID_ARGUMENT): the table then sums (sample - offset[c])
+ * (squared: (sample - offset[c])^2), the signed-offset representation of
+ * the notes, which keeps float entries small and their rounding error low.
+ * With PARSUM_INTEGRAL_OFFSET_MEAN in flags, parsum first computes each
+ * channel's mean (float64) and stores it in offset[c]; without it the
+ * given values are used. parsum_integral_box_sums adds offset * area back.
+ *
+ * table: width and height as the layout says; host or device as src; must
+ * not overlap src. Complexity O(width * height), two reads of src and one
+ * write of table. Errors: descriptors (see parsum_image), dtype pairs not
+ * listed, unknown flags, table size mismatch, overlap. */
+#define PARSUM_INTEGRAL_OFFSET_MEAN 4u
+PARSUM_API parsum_status parsum_integral(parsum_context *ctx,
+                                         const parsum_image *src,
+                                         const parsum_image *table,
+                                         unsigned flags, double *offset);
+
+/* A rectangle of pixels: columns x .. x + width - 1, rows y .. y + height
+ * - 1. Parts outside the image are clipped away. */
+typedef struct parsum_rect {
+    uint64_t x, y, width, height;
+} parsum_rect;
+
+/* parsum_integral_box_sums: O(1) box sums from a table made by
+ * parsum_integral with the same flags and offset (offset NULL when the
+ * table has none). For each of the nrect rectangles (context's space) and
+ * each channel c, out[r * channels + c] = the sum of the source samples
+ * over the rectangle clipped to the image (0 for an empty one), from four
+ * table entries (two for a rectangle on the table's first row or column in
+ * the INCLUSIVE layout). out is in the table's dtype for integer tables
+ * (modulo 2^bits as the table) and float64 for float tables.
+ * parsum_integral_box_means: out (float64) = that sum divided by the
+ * clipped area (NaN for an empty rectangle). With an offset, plain tables
+ * get offset * area added back; SQUARED tables give the centred sums of
+ * (sample - offset)^2 as stored. Errors: descriptors, unknown flags, NULL
+ * rects or out with nrect > 0. */
+PARSUM_API parsum_status parsum_integral_box_sums(
+    parsum_context *ctx, const parsum_image *table, unsigned flags,
+    const double *offset, const parsum_rect *rects, size_t nrect, void *out);
+PARSUM_API parsum_status parsum_integral_box_means(
+    parsum_context *ctx, const parsum_image *table, unsigned flags,
+    const double *offset, const parsum_rect *rects, size_t nrect,
+    double *out);
+
+/* How pixels beyond the image edge are made up (image "abcdef", width 6):
+ *   ZERO         000000|abcdef|000000  (zeros; the mean still divides by
+ *                                       the full window area, as OpenCV)
+ *   CLAMP        aaaaaa|abcdef|ffffff  (replicate the edge pixel)
+ *   REFLECT      fedcba|abcdef|fedcba  (mirror, edge pixel repeated)
+ *   REFLECT_101  fedcb|abcdef|edcba    (mirror about the edge pixel)
+ *   WRAP         abcdef|abcdef|abcdef  (periodic)
+ * Windows wider than the image keep applying the rule (REFLECT_101 of a
+ * one-pixel row repeats that pixel). */
+typedef enum parsum_border {
+    PARSUM_BORDER_ZERO = 0,
+    PARSUM_BORDER_CLAMP = 1,
+    PARSUM_BORDER_REFLECT = 2,
+    PARSUM_BORDER_REFLECT_101 = 3,
+    PARSUM_BORDER_WRAP = 4
+} parsum_border;
+
+/* parsum_box_filter: mean blur. dst(x, y, c) = the mean of src over the
+ * (2 rx + 1) x (2 ry + 1) window centred on (x, y), pixels outside the
+ * image made up by `border`. Built on summed-area differences: running
+ * column sums and row prefix sums, so the cost per pixel does not depend on
+ * the radius; the full table is never stored. dst: same width, height,
+ * channels and dtype as src, and must not overlap it.
+ * dtypes: U8, U16, I32, F32, F64. Integer means are rounded half up
+ * (floor((sum + area / 2) / area), sums exact in 64 bits); float sums run
+ * in float64 and the mean is rounded once. Radii up to 2^20.
+ * Errors: descriptors, dtype, unknown border, radius too large, overlap. */
+PARSUM_API parsum_status parsum_box_filter(parsum_context *ctx,
+                                           const parsum_image *src,
+                                           const parsum_image *dst,
+                                           size_t rx, size_t ry,
+                                           parsum_border border);
+
+/* parsum_image_read: decodes an image file into host memory (free with
+ * parsum_image_free). The format is recognised by its content: PNG (8 and
+ * 16 bit -> U8 / U16), JPEG (U8), PGM/PPM binary P5/P6 (U8, U16 for
+ * maxval > 255), PFM (F32, rows stored bottom-up are returned top-down),
+ * Radiance HDR (F32, 3 channels). Errors: PARSUM_ERR_IO (cannot open or
+ * read), PARSUM_ERR_BAD_FILE (unknown format, corrupt or truncated data,
+ * image larger than 2^28 pixels), with the reason in parsum_last_error.
+ * Any context works; only its error message is used. */
+PARSUM_API parsum_status parsum_image_read(parsum_context *ctx,
+                                           const char *path,
+                                           parsum_image *img);
+/* parsum_image_write: encodes a host image by the file name's extension:
+ * .png (U8 or U16, 1-4 channels), .jpg/.jpeg (U8, 1-4 channels, quality
+ * 95), .pgm (U8/U16, 1 channel), .ppm (U8/U16, 3 channels), .pfm (F32, 1 or
+ * 3 channels), .hdr (F32, 3 channels). Errors: PARSUM_ERR_INVALID_ARGUMENT
+ * for an unknown extension or a dtype/channel count the format cannot
+ * hold, PARSUM_ERR_IO when writing fails. */
+PARSUM_API parsum_status parsum_image_write(parsum_context *ctx,
+                                            const char *path,
+                                            const parsum_image *img);
 
 /* ------------------------------------------------------------------------ */
 /* CUDA backend                                                              */

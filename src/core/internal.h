@@ -49,6 +49,47 @@ typedef struct parsum__select_args {
     size_t *counts;
 } parsum__select_args;
 
+/* Image slots (parsum.h, "Images"). Descriptors come validated, with pitch
+ * resolved (never 0) and in the backend's space (HOST images on a CPU
+ * context, DEVICE on a CUDA one). */
+typedef struct parsum__integral_args {
+    const char *fn;
+    parsum_image src;
+    parsum_image table;
+    bool inclusive; /* PARSUM_INTEGRAL_INCLUSIVE layout */
+    bool squared;   /* sums of squares */
+    /* NULL, or src.channels doubles in host memory: subtract offset[c]
+     * from each sample before squaring / summing. With offset_mean the
+     * backend first stores each channel's float64 mean there (sum in a
+     * fixed order, so deterministic). */
+    double *offset;
+    bool offset_mean;
+} parsum__integral_args;
+
+/* Box sums or means from a table: rects (nrect, context space), out in the
+ * context space (table dtype for integer tables, else float64; means:
+ * float64). The rectangles are not validated (they may live on the
+ * device): the backend clips them to the image of table (table size minus
+ * one in the default layout). */
+typedef struct parsum__box_sums_args {
+    const char *fn;
+    parsum_image table;
+    bool inclusive;
+    bool means;
+    const double *offset; /* NULL or table.channels values, host memory */
+    const parsum_rect *rects;
+    size_t nrect;
+    void *out;
+} parsum__box_sums_args;
+
+typedef struct parsum__box_filter_args {
+    const char *fn;
+    parsum_image src;
+    parsum_image dst; /* same size, channels, dtype; disjoint from src */
+    size_t rx, ry;    /* <= 2^20 */
+    parsum_border border;
+} parsum__box_filter_args;
+
 /* Arguments of the backend's runs slot (unique, unique_by_key, run-length
  * encodings): runs of bitwise-equal consecutive keys.
  *   nontrivial false: for every run r, keys_out[r] = its first key,
@@ -124,11 +165,24 @@ typedef struct parsum__backend {
                             const struct parsum__select_args *a);
     parsum_status (*runs)(parsum_context *ctx,
                           const struct parsum__runs_args *a);
+    /* Images: see parsum__integral_args etc. above. */
+    parsum_status (*integral)(parsum_context *ctx,
+                              const struct parsum__integral_args *a);
+    parsum_status (*box_sums)(parsum_context *ctx,
+                              const struct parsum__box_sums_args *a);
+    parsum_status (*box_filter)(parsum_context *ctx,
+                                const struct parsum__box_filter_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);
     parsum_status (*mem_copy)(parsum_context *ctx, void *dst, const void *src,
                               size_t bytes, parsum_copy_kind kind);
+    /* rows rows of row_bytes bytes each, pitched on both sides; waits for
+     * the copy to finish. */
+    parsum_status (*mem_copy2d)(parsum_context *ctx, void *dst,
+                                size_t dst_pitch, const void *src,
+                                size_t src_pitch, size_t row_bytes,
+                                size_t rows, parsum_copy_kind kind);
     parsum_status (*synchronize)(parsum_context *ctx);
     /* Checks that p lies in the backend's memory space (NULL: anything
      * goes). Sets the error message itself when it fails. */

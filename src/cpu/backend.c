@@ -31,6 +31,19 @@ static parsum_status cpu_copy(parsum_context *ctx, void *dst, const void *src,
     return PARSUM_OK;
 }
 
+static parsum_status cpu_copy2d(parsum_context *ctx, void *dst,
+                                size_t dst_pitch, const void *src,
+                                size_t src_pitch, size_t row_bytes,
+                                size_t rows, parsum_copy_kind kind)
+{
+    (void)ctx;
+    (void)kind;
+    for (size_t y = 0; y < rows; y++)
+        memmove((char *)dst + y * dst_pitch, (const char *)src + y * src_pitch,
+                row_bytes);
+    return PARSUM_OK;
+}
+
 const parsum__backend parsum__cpu_backend = {
     .name = "cpu",
     .reduce = parsum__cpu_reduce,
@@ -45,9 +58,13 @@ const parsum__backend parsum__cpu_backend = {
     .flags_to_offsets = parsum__cpu_flags_to_offsets,
     .select = parsum__cpu_select,
     .runs = parsum__cpu_runs,
+    .integral = parsum__cpu_integral,
+    .box_sums = parsum__cpu_box_sums,
+    .box_filter = parsum__cpu_box_filter,
     .mem_alloc = cpu_alloc,
     .mem_free = cpu_free,
     .mem_copy = cpu_copy,
+    .mem_copy2d = cpu_copy2d,
     .synchronize = NULL,
     .check_pointer = NULL,
     .destroy = NULL,

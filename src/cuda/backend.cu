@@ -138,6 +138,27 @@ static parsum_status cuda_mem_copy(parsum_context *ctx, void *dst,
     return PARSUM_OK;
 }
 
+static parsum_status cuda_mem_copy2d(parsum_context *ctx, void *dst,
+                                     size_t dst_pitch, const void *src,
+                                     size_t src_pitch, size_t row_bytes,
+                                     size_t rows, parsum_copy_kind kind)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, "parsum_image_copy");
+    if (s != PARSUM_OK)
+        return s;
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    cudaMemcpyKind k = kind == PARSUM_COPY_HOST_TO_CONTEXT ? cudaMemcpyHostToDevice
+                       : kind == PARSUM_COPY_CONTEXT_TO_HOST ? cudaMemcpyDeviceToHost
+                       : kind == PARSUM_COPY_CONTEXT_TO_CONTEXT
+                           ? cudaMemcpyDeviceToDevice
+                           : cudaMemcpyHostToHost;
+    PARSUM_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch,
+                                           row_bytes, rows, k, st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    return PARSUM_OK;
+}
+
 static parsum_status cuda_synchronize(parsum_context *ctx)
 {
     parsum__cuda_scope scope;
@@ -308,9 +329,13 @@ extern "C" const parsum__backend parsum__cuda_backend = {
     parsum__cuda_flags_to_offsets,
     parsum__cuda_select,
     parsum__cuda_runs,
+    parsum__cuda_integral,
+    parsum__cuda_box_sums,
+    parsum__cuda_box_filter,
     cuda_mem_alloc,
     cuda_mem_free,
     cuda_mem_copy,
+    cuda_mem_copy2d,
     cuda_synchronize,
     cuda_check_pointer,
     cuda_destroy,
