@@ -1,0 +1,769 @@
+/*
+ * kernels_image.c - the row kernels of the summed-area table and the box
+ * filter (see image_kernels.h), compiled once per instruction set like
+ * kernels.c (CMake builds this file with PARSUM_ISA=generic, avx2, avx512).
+ *
+ * Vertical work (column sums, the box filter's running column sums, the
+ * window differences and divisions) is element-wise: plain loops the
+ * compiler vectorizes, or AVX-512 intrinsics where it does not find the
+ * instructions (16-bit high multiplies, unsigned conversions). The one
+ * horizontal step, a prefix sum along a row with the channel count C as
+ * stride, is done in registers on AVX-512 (Hillis and Steele, "Data
+ * parallel algorithms", CACM 1986): a vector of L samples adds itself
+ * shifted by C, 2C, 4C ... lanes (a permute with zeroing), then the carry
+ * of the previous vector, whose lanes L - C .. L - 1 hold the running sums
+ * of the C channels (one more permute spreads them to every lane of their
+ * channel). Integer sums are exact modulo 2^bits in any grouping, so every
+ * variant gives the same bits. Float accumulators are always summed
+ * sequentially per channel, in scalar code, so their rounding does not
+ * depend on the instruction set either (FMA contraction is off).
+ */
+#include "image_kernels.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#ifndef PARSUM_ISA
+#error "compile kernels_image.c with -DPARSUM_ISA=<variant>"
+#endif
+
+#define PARSUM__CAT2(a, b) a##b
+#define PARSUM__CAT(a, b) PARSUM__CAT2(a, b)
+#define PARSUM__STR2(a) #a
+#define PARSUM__STR(a) PARSUM__STR2(a)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
+#include <immintrin.h>
+#define IMG_AVX512 1
+#endif
+
+enum { U8 = PARSUM__PIX_U8, U16 = PARSUM__PIX_U16, I32 = PARSUM__PIX_I32,
+       F32 = PARSUM__PIX_F32, F64 = PARSUM__PIX_F64 };
+
+/* Sample i of a row of kind pix: modulo 2^64 (I32 sign-extended) or as a
+ * double. pix is a constant wherever these are inlined. */
+ALWAYS_INLINE uint64_t ld_u(const void *p, size_t i, int pix)
+{
+    switch (pix) {
+    case U8: return ((const uint8_t *)p)[i];
+    case U16: return ((const uint16_t *)p)[i];
+    default: return (uint64_t)(int64_t)((const int32_t *)p)[i];
+    }
+}
+
+ALWAYS_INLINE double ld_f(const void *p, size_t i, int pix)
+{
+    switch (pix) {
+    case U8: return ((const uint8_t *)p)[i];
+    case U16: return ((const uint16_t *)p)[i];
+    case I32: return ((const int32_t *)p)[i];
+    case F32: return ((const float *)p)[i];
+    default: return ((const double *)p)[i];
+    }
+}
+
+/* ---- column sums ---------------------------------------------------------- */
+
+ALWAYS_INLINE void colsum_u32(const void *src, uint32_t *acc, size_t n,
+                              int pix, int sq)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)ld_u(src, i, pix);
+        acc[i] += sq ? v * v : v;
+    }
+}
+
+ALWAYS_INLINE void colsum_u64(const void *src, uint64_t *acc, size_t n,
+                              int pix, int sq)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = ld_u(src, i, pix);
+        acc[i] += sq ? v * v : v;
+    }
+}
+
+/* The float accumulators' f(v): the reference's order of operations. */
+ALWAYS_INLINE double fval(const void *src, size_t i, int pix, int sq,
+                          const double *off)
+{
+    double v = ld_f(src, i, pix);
+    if (off != NULL)
+        v -= off[i];
+    return sq ? v * v : v;
+}
+
+ALWAYS_INLINE void colsum_f64(const void *src, double *acc, size_t n,
+                              int pix, int sq, const double *off)
+{
+    if (off == NULL) {
+        for (size_t i = 0; i < n; i++)
+            acc[i] += fval(src, i, pix, sq, NULL);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            acc[i] += fval(src, i, pix, sq, off);
+    }
+}
+
+/* ---- row prefix sums: scalar ---------------------------------------------- */
+
+/* acc[i] += the stride-C prefix of f(src) (scalar, any C from 1 to 4). The
+ * row holds whole pixels, so sample i belongs to channel i % C. */
+#define SCALAR_ROWSCAN(T, LOAD)                                             \
+    do {                                                                    \
+        T r_[4] = {0, 0, 0, 0};                                             \
+        size_t w_ = n / (size_t)C;                                          \
+        for (size_t x_ = 0; x_ < w_; x_++)                                  \
+            for (int c_ = 0; c_ < C; c_++) {                                \
+                size_t i_ = x_ * (size_t)C + (size_t)c_;                    \
+                r_[c_] += LOAD;                                             \
+                acc[i_] += r_[c_];                                          \
+            }                                                               \
+    } while (0)
+
+ALWAYS_INLINE void rowscan_u32_c(const void *src, uint32_t *acc, size_t n,
+                                 int pix, int sq, const int C)
+{
+    SCALAR_ROWSCAN(uint32_t, (sq ? (uint32_t)ld_u(src, i_, pix) *
+                                       (uint32_t)ld_u(src, i_, pix)
+                                 : (uint32_t)ld_u(src, i_, pix)));
+}
+
+ALWAYS_INLINE void rowscan_u64_c(const void *src, uint64_t *acc, size_t n,
+                                 int pix, int sq, const int C)
+{
+    SCALAR_ROWSCAN(uint64_t, (sq ? ld_u(src, i_, pix) * ld_u(src, i_, pix)
+                                 : ld_u(src, i_, pix)));
+}
+
+ALWAYS_INLINE void rowscan_f64_c(const void *src, double *acc, size_t n,
+                                 int pix, int sq, const double *off,
+                                 const int C)
+{
+    SCALAR_ROWSCAN(double, fval(src, i_, pix, sq, off));
+}
+
+/* out[i] = in[i] + in[i - C] + ...; in == out allowed. */
+#define SCALAR_PREFIX(T)                                                    \
+    do {                                                                    \
+        const T *in_ = (const T *)in;                                       \
+        T *out_ = (T *)out;                                                 \
+        T r_[4] = {0, 0, 0, 0};                                             \
+        size_t w_ = n / (size_t)C;                                          \
+        for (size_t x_ = 0; x_ < w_; x_++)                                  \
+            for (int c_ = 0; c_ < C; c_++) {                                \
+                size_t i_ = x_ * (size_t)C + (size_t)c_;                    \
+                r_[c_] = (T)(r_[c_] + in_[i_]);                             \
+                out_[i_] = r_[c_];                                          \
+            }                                                               \
+    } while (0)
+
+ALWAYS_INLINE void prefix_u16_c(const void *in, void *out, size_t n,
+                                const int C)
+{
+    SCALAR_PREFIX(uint16_t);
+}
+ALWAYS_INLINE void prefix_u32_c(const void *in, void *out, size_t n,
+                                const int C)
+{
+    SCALAR_PREFIX(uint32_t);
+}
+ALWAYS_INLINE void prefix_u64_c(const void *in, void *out, size_t n,
+                                const int C)
+{
+    SCALAR_PREFIX(uint64_t);
+}
+ALWAYS_INLINE void prefix_f64_c(const void *in, void *out, size_t n,
+                                const int C)
+{
+    SCALAR_PREFIX(double);
+}
+
+/* Calls body(..., C) with C a constant 1..4, so that the channel loop of
+ * the scalar kernels unrolls and keeps the running sums in registers. */
+#define BY_CHANNELS(C, call)                                                \
+    do {                                                                    \
+        switch (C) {                                                        \
+        case 1: { const int C_ = 1; call; } break;                          \
+        case 2: { const int C_ = 2; call; } break;                          \
+        case 3: { const int C_ = 3; call; } break;                          \
+        default: { const int C_ = 4; call; } break;                         \
+        }                                                                   \
+    } while (0)
+
+/* ---- row prefix sums: AVX-512 --------------------------------------------- */
+
+#ifdef IMG_AVX512
+/* The permutes of one stride C for vectors of L lanes of lane_bytes each:
+ * step k moves lane i - C 2^k to lane i (zeroing lanes below C 2^k);
+ * cidx spreads the last C lanes (the channels' running sums) to every lane
+ * of their channel, i.e. lane i takes lane L - C + i % C. */
+typedef struct vplan {
+    __m512i idx[6];
+    uint64_t mask[6];
+    __m512i cidx;
+    int steps;
+} vplan;
+
+static void vplan_init(vplan *p, int L, int lane_bytes, int C)
+{
+    unsigned char buf[64];
+    p->steps = 0;
+    for (int s = C; s < L; s *= 2) {
+        for (int i = 0; i < L; i++) {
+            uint64_t v = (uint64_t)((i - s + L) % L);
+            memcpy(buf + i * lane_bytes, &v, (size_t)lane_bytes);
+        }
+        p->idx[p->steps] = _mm512_loadu_si512((const void *)buf);
+        p->mask[p->steps] = (L == 64 ? ~0ull : ((1ull << L) - 1)) &
+                            ~((1ull << s) - 1);
+        p->steps++;
+    }
+    for (int i = 0; i < L; i++) {
+        uint64_t v = (uint64_t)(L - C + i % C);
+        memcpy(buf + i * lane_bytes, &v, (size_t)lane_bytes);
+    }
+    p->cidx = _mm512_loadu_si512((const void *)buf);
+}
+
+/* Inclusive stride-C prefix inside one vector. */
+ALWAYS_INLINE __m512i vpre32(__m512i x, const vplan *p, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        x = _mm512_add_epi32(
+            x, _mm512_maskz_permutexvar_epi32((__mmask16)p->mask[k],
+                                              p->idx[k], x));
+    return x;
+}
+
+ALWAYS_INLINE __m512i vpre64(__m512i x, const vplan *p, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        x = _mm512_add_epi64(
+            x, _mm512_maskz_permutexvar_epi64((__mmask8)p->mask[k],
+                                              p->idx[k], x));
+    return x;
+}
+
+ALWAYS_INLINE __m512i vpre16(__m512i x, const vplan *p, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        x = _mm512_add_epi16(
+            x, _mm512_maskz_permutexvar_epi16((__mmask32)p->mask[k],
+                                              p->idx[k], x));
+    return x;
+}
+
+ALWAYS_INLINE int vsteps(int L, int C)
+{
+    int steps = 0;
+    for (int s = C; s < L; s *= 2)
+        steps++;
+    return steps;
+}
+
+/* 16 samples from i as u32 lanes (I32 as its bits), squared if asked. */
+ALWAYS_INLINE __m512i load16_u32(const void *src, size_t i, int pix, int sq)
+{
+    __m512i v;
+    if (pix == U8)
+        v = _mm512_cvtepu8_epi32(
+            _mm_loadu_si128((const __m128i *)((const uint8_t *)src + i)));
+    else if (pix == U16)
+        v = _mm512_cvtepu16_epi32(_mm256_loadu_si256(
+            (const __m256i *)((const uint16_t *)src + i)));
+    else
+        v = _mm512_loadu_si512((const void *)((const int32_t *)src + i));
+    return sq ? _mm512_mullo_epi32(v, v) : v;
+}
+
+/* 8 samples from i as u64 lanes (I32 sign-extended), squared if asked. */
+ALWAYS_INLINE __m512i load8_u64(const void *src, size_t i, int pix, int sq)
+{
+    __m512i v;
+    if (pix == U8)
+        v = _mm512_cvtepu8_epi64(
+            _mm_loadl_epi64((const __m128i *)((const uint8_t *)src + i)));
+    else if (pix == U16)
+        v = _mm512_cvtepu16_epi64(
+            _mm_loadu_si128((const __m128i *)((const uint16_t *)src + i)));
+    else
+        v = _mm512_cvtepi32_epi64(_mm256_loadu_si256(
+            (const __m256i *)((const int32_t *)src + i)));
+    return sq ? _mm512_mullo_epi64(v, v) : v;
+}
+
+/* The scalar tail after the vectors: the running sums of the C channels
+ * are the first C lanes of the carry vector (lane j holds the sum for the
+ * samples at j, j + C ...). */
+#define TAIL_ROWSCAN(T, LANES, carry, LOAD)                                 \
+    do {                                                                    \
+        T cv_[LANES], r_[4];                                                \
+        _mm512_storeu_si512((void *)cv_, carry);                            \
+        for (int c_ = 0; c_ < C; c_++)                                      \
+            r_[c_] = cv_[c_];                                               \
+        for (size_t j_ = 0; i < n; i++, j_++) {                             \
+            size_t i_ = i, c_ = j_ % (size_t)C;                             \
+            r_[c_] = (T)(r_[c_] + (LOAD));                                  \
+            acc[i_] = (T)(acc[i_] + r_[c_]);                                \
+        }                                                                   \
+    } while (0)
+
+ALWAYS_INLINE void rowscan_u32_v(const void *src, uint32_t *acc, size_t n,
+                                 int pix, int sq, const int C,
+                                 const vplan *p)
+{
+    const int steps = vsteps(16, C);
+    __m512i carry = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i v = vpre32(load16_u32(src, i, pix, sq), p, steps);
+        v = _mm512_add_epi32(v, carry);
+        carry = _mm512_permutexvar_epi32(p->cidx, v);
+        __m512i a = _mm512_loadu_si512((const void *)(acc + i));
+        _mm512_storeu_si512((void *)(acc + i), _mm512_add_epi32(a, v));
+    }
+    TAIL_ROWSCAN(uint32_t, 16, carry,
+                 (sq ? (uint32_t)ld_u(src, i_, pix) *
+                           (uint32_t)ld_u(src, i_, pix)
+                     : (uint32_t)ld_u(src, i_, pix)));
+}
+
+ALWAYS_INLINE void rowscan_u64_v(const void *src, uint64_t *acc, size_t n,
+                                 int pix, int sq, const int C,
+                                 const vplan *p)
+{
+    const int steps = vsteps(8, C);
+    __m512i carry = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512i v = vpre64(load8_u64(src, i, pix, sq), p, steps);
+        v = _mm512_add_epi64(v, carry);
+        carry = _mm512_permutexvar_epi64(p->cidx, v);
+        __m512i a = _mm512_loadu_si512((const void *)(acc + i));
+        _mm512_storeu_si512((void *)(acc + i), _mm512_add_epi64(a, v));
+    }
+    TAIL_ROWSCAN(uint64_t, 8, carry,
+                 (sq ? ld_u(src, i_, pix) * ld_u(src, i_, pix)
+                     : ld_u(src, i_, pix)));
+}
+
+/* out = prefix(in) for integer lanes of lane_bytes 2, 4 or 8. */
+ALWAYS_INLINE void prefix_int_v(const void *in, void *out, size_t n,
+                                int lane_bytes, const int C, const vplan *p)
+{
+    const int L = 64 / lane_bytes, steps = vsteps(L, C);
+    const char *a = (const char *)in;
+    char *o = (char *)out;
+    __m512i carry = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + (size_t)L <= n; i += (size_t)L) {
+        __m512i v = _mm512_loadu_si512((const void *)(a + i * lane_bytes));
+        if (lane_bytes == 2) {
+            v = _mm512_add_epi16(vpre16(v, p, steps), carry);
+            carry = _mm512_permutexvar_epi16(p->cidx, v);
+        } else if (lane_bytes == 4) {
+            v = _mm512_add_epi32(vpre32(v, p, steps), carry);
+            carry = _mm512_permutexvar_epi32(p->cidx, v);
+        } else {
+            v = _mm512_add_epi64(vpre64(v, p, steps), carry);
+            carry = _mm512_permutexvar_epi64(p->cidx, v);
+        }
+        _mm512_storeu_si512((void *)(o + i * lane_bytes), v);
+    }
+    unsigned char cv[64];
+    _mm512_storeu_si512((void *)cv, carry);
+    uint64_t r[4] = {0, 0, 0, 0};
+    for (int c = 0; c < C; c++) {
+        uint64_t x = 0;
+        memcpy(&x, cv + c * lane_bytes, (size_t)lane_bytes);
+        r[c] = x;
+    }
+    for (size_t j = 0; i < n; i++, j++) {
+        uint64_t x = 0;
+        size_t c = j % (size_t)C;
+        memcpy(&x, a + i * lane_bytes, (size_t)lane_bytes);
+        r[c] += x;
+        memcpy(o + i * lane_bytes, &r[c], (size_t)lane_bytes);
+    }
+}
+#endif /* IMG_AVX512 */
+
+/* ---- the rowscan and prefix entry points ---------------------------------- */
+
+ALWAYS_INLINE void rowscan_u32(const void *src, void *acc, size_t n, int C,
+                               int pix, int sq)
+{
+#ifdef IMG_AVX512
+    vplan p;
+    vplan_init(&p, 16, 4, C);
+    BY_CHANNELS(C, rowscan_u32_v(src, (uint32_t *)acc, n, pix, sq, C_, &p));
+#else
+    BY_CHANNELS(C, rowscan_u32_c(src, (uint32_t *)acc, n, pix, sq, C_));
+#endif
+}
+
+ALWAYS_INLINE void rowscan_u64(const void *src, void *acc, size_t n, int C,
+                               int pix, int sq)
+{
+#ifdef IMG_AVX512
+    vplan p;
+    vplan_init(&p, 8, 8, C);
+    BY_CHANNELS(C, rowscan_u64_v(src, (uint64_t *)acc, n, pix, sq, C_, &p));
+#else
+    BY_CHANNELS(C, rowscan_u64_c(src, (uint64_t *)acc, n, pix, sq, C_));
+#endif
+}
+
+#define INT_COLSCAN(P, PIX)                                                 \
+    static void colsum_##P##_u32(const void *s, void *a, size_t n,          \
+                                 const double *o)                           \
+    {                                                                       \
+        (void)o;                                                            \
+        colsum_u32(s, (uint32_t *)a, n, PIX, 0);                            \
+    }                                                                       \
+    static void colsum_##P##_u32_sq(const void *s, void *a, size_t n,       \
+                                    const double *o)                        \
+    {                                                                       \
+        (void)o;                                                            \
+        colsum_u32(s, (uint32_t *)a, n, PIX, 1);                            \
+    }                                                                       \
+    static void colsum_##P##_u64(const void *s, void *a, size_t n,          \
+                                 const double *o)                           \
+    {                                                                       \
+        (void)o;                                                            \
+        colsum_u64(s, (uint64_t *)a, n, PIX, 0);                            \
+    }                                                                       \
+    static void colsum_##P##_u64_sq(const void *s, void *a, size_t n,       \
+                                    const double *o)                        \
+    {                                                                       \
+        (void)o;                                                            \
+        colsum_u64(s, (uint64_t *)a, n, PIX, 1);                            \
+    }                                                                       \
+    static void rowscan_##P##_u32(const void *s, void *a, size_t n, int C,  \
+                                  const double *o)                          \
+    {                                                                       \
+        (void)o;                                                            \
+        rowscan_u32(s, a, n, C, PIX, 0);                                    \
+    }                                                                       \
+    static void rowscan_##P##_u32_sq(const void *s, void *a, size_t n,      \
+                                     int C, const double *o)                \
+    {                                                                       \
+        (void)o;                                                            \
+        rowscan_u32(s, a, n, C, PIX, 1);                                    \
+    }                                                                       \
+    static void rowscan_##P##_u64(const void *s, void *a, size_t n, int C,  \
+                                  const double *o)                          \
+    {                                                                       \
+        (void)o;                                                            \
+        rowscan_u64(s, a, n, C, PIX, 0);                                    \
+    }                                                                       \
+    static void rowscan_##P##_u64_sq(const void *s, void *a, size_t n,      \
+                                     int C, const double *o)                \
+    {                                                                       \
+        (void)o;                                                            \
+        rowscan_u64(s, a, n, C, PIX, 1);                                    \
+    }
+
+INT_COLSCAN(u8, U8)
+INT_COLSCAN(u16, U16)
+INT_COLSCAN(i32, I32)
+
+#define FLT_COLSCAN(P, PIX)                                                 \
+    static void colsum_##P##_f64(const void *s, void *a, size_t n,          \
+                                 const double *o)                           \
+    {                                                                       \
+        colsum_f64(s, (double *)a, n, PIX, 0, o);                           \
+    }                                                                       \
+    static void colsum_##P##_f64_sq(const void *s, void *a, size_t n,       \
+                                    const double *o)                        \
+    {                                                                       \
+        colsum_f64(s, (double *)a, n, PIX, 1, o);                           \
+    }                                                                       \
+    static void rowscan_##P##_f64(const void *s, void *a, size_t n, int C,  \
+                                  const double *o)                          \
+    {                                                                       \
+        if (o == NULL)                                                      \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 0, NULL,   \
+                                         C_));                              \
+        else                                                                \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 0, o,      \
+                                         C_));                              \
+    }                                                                       \
+    static void rowscan_##P##_f64_sq(const void *s, void *a, size_t n,      \
+                                     int C, const double *o)                \
+    {                                                                       \
+        if (o == NULL)                                                      \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 1, NULL,   \
+                                         C_));                              \
+        else                                                                \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 1, o,      \
+                                         C_));                              \
+    }
+
+FLT_COLSCAN(u8, U8)
+FLT_COLSCAN(u16, U16)
+FLT_COLSCAN(i32, I32)
+FLT_COLSCAN(f32, F32)
+FLT_COLSCAN(f64, F64)
+
+static void prefix_u16(const void *in, void *out, size_t n, int C)
+{
+#ifdef IMG_AVX512
+    vplan p;
+    vplan_init(&p, 32, 2, C);
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 2, C_, &p));
+#else
+    BY_CHANNELS(C, prefix_u16_c(in, out, n, C_));
+#endif
+}
+
+static void prefix_u32(const void *in, void *out, size_t n, int C)
+{
+#ifdef IMG_AVX512
+    vplan p;
+    vplan_init(&p, 16, 4, C);
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 4, C_, &p));
+#else
+    BY_CHANNELS(C, prefix_u32_c(in, out, n, C_));
+#endif
+}
+
+static void prefix_u64(const void *in, void *out, size_t n, int C)
+{
+#ifdef IMG_AVX512
+    vplan p;
+    vplan_init(&p, 8, 8, C);
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 8, C_, &p));
+#else
+    BY_CHANNELS(C, prefix_u64_c(in, out, n, C_));
+#endif
+}
+
+static void prefix_f64(const void *in, void *out, size_t n, int C)
+{
+    BY_CHANNELS(C, prefix_f64_c(in, out, n, C_));
+}
+
+/* ---- box filter: running column sums -------------------------------------- */
+
+/* V += f(in) - f(out) in the accumulator type T (modulo 2^bits for
+ * integers); in or out may be NULL. */
+#define VUPD_BODY(T, CONV)                                                  \
+    do {                                                                    \
+        T *v_ = (T *)V;                                                     \
+        if (in != NULL && out != NULL) {                                    \
+            for (size_t i_ = 0; i_ < n; i_++)                               \
+                v_[i_] = (T)(v_[i_] + CONV(in, i_) - CONV(out, i_));        \
+        } else if (in != NULL) {                                            \
+            for (size_t i_ = 0; i_ < n; i_++)                               \
+                v_[i_] = (T)(v_[i_] + CONV(in, i_));                        \
+        } else if (out != NULL) {                                           \
+            for (size_t i_ = 0; i_ < n; i_++)                               \
+                v_[i_] = (T)(v_[i_] - CONV(out, i_));                       \
+        }                                                                   \
+    } while (0)
+
+#define VAXPY_BODY(T, CONV, COEF)                                           \
+    do {                                                                    \
+        T *v_ = (T *)V;                                                     \
+        T k_ = (COEF);                                                      \
+        if (coef == 1) {                                                    \
+            for (size_t i_ = 0; i_ < n; i_++)                               \
+                v_[i_] = (T)(v_[i_] + CONV(src, i_));                       \
+        } else {                                                            \
+            for (size_t i_ = 0; i_ < n; i_++)                               \
+                v_[i_] = (T)(v_[i_] + k_ * CONV(src, i_));                  \
+        }                                                                   \
+    } while (0)
+
+#define CONV_U16(p, i) ((uint16_t)ld_u(p, i, PIX_))
+#define CONV_U32(p, i) ((uint32_t)ld_u(p, i, PIX_))
+#define CONV_U64(p, i) (ld_u(p, i, PIX_))
+#define CONV_F64(p, i) (ld_f(p, i, PIX_))
+
+#define VKERNELS(P, PIX, ACCN, T, CONV, COEF)                               \
+    static void vupd_##P##_##ACCN(void *V, const void *in, const void *out, \
+                                  size_t n)                                 \
+    {                                                                       \
+        enum { PIX_ = PIX };                                                \
+        VUPD_BODY(T, CONV);                                                 \
+    }                                                                       \
+    static void vaxpy_##P##_##ACCN(void *V, const void *src, size_t n,      \
+                                   int64_t coef)                            \
+    {                                                                       \
+        enum { PIX_ = PIX };                                                \
+        VAXPY_BODY(T, CONV, COEF);                                          \
+    }
+
+VKERNELS(u8, U8, u16, uint16_t, CONV_U16, (uint16_t)(uint64_t)coef)
+VKERNELS(u8, U8, u32, uint32_t, CONV_U32, (uint32_t)(uint64_t)coef)
+VKERNELS(u8, U8, u64, uint64_t, CONV_U64, (uint64_t)coef)
+VKERNELS(u16, U16, u32, uint32_t, CONV_U32, (uint32_t)(uint64_t)coef)
+VKERNELS(u16, U16, u64, uint64_t, CONV_U64, (uint64_t)coef)
+VKERNELS(i32, I32, u64, uint64_t, CONV_U64, (uint64_t)coef)
+VKERNELS(f32, F32, f64, double, CONV_F64, (double)coef)
+VKERNELS(f64, F64, f64, double, CONV_F64, (double)coef)
+
+/* ---- box filter: window differences and means ----------------------------- */
+
+/* U8 image, U16 sums: q = ((s * m16) >> 16) >> k16 (image_kernels.h). */
+static void interior_u8_u16(const void *Qv, void *dstv, size_t count,
+                            size_t a, size_t b, const parsum__div *dv)
+{
+    const uint16_t *Q = (const uint16_t *)Qv;
+    uint8_t *dst = (uint8_t *)dstv;
+    uint16_t half = (uint16_t)dv->half;
+    size_t j = 0;
+#ifdef IMG_AVX512
+    __m512i vh = _mm512_set1_epi16((short)half);
+    __m512i vm = _mm512_set1_epi16((short)dv->m16);
+    __m128i sh = _mm_cvtsi32_si128(dv->k16);
+    for (; j + 32 <= count; j += 32) {
+        __m512i s = _mm512_sub_epi16(
+            _mm512_loadu_si512((const void *)(Q + j + a)),
+            _mm512_loadu_si512((const void *)(Q + j - b)));
+        s = _mm512_add_epi16(s, vh);
+        __m512i q = _mm512_srl_epi16(_mm512_mulhi_epu16(s, vm), sh);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + j),
+                            _mm512_cvtepi16_epi8(q));
+    }
+#endif
+    for (; j < count; j++) {
+        uint16_t s = (uint16_t)(Q[j + a] - Q[j - b] + half);
+        dst[j] = (uint8_t)parsum__div_u16(dv, s);
+    }
+}
+
+#ifdef IMG_AVX512
+/* 16 quotients of U32 sums (image_kernels.h: trunc(s * inv_up)). */
+ALWAYS_INLINE __m512i vdiv_u32(__m512i s, __m512d inv)
+{
+    __m512d lo = _mm512_cvtepu32_pd(_mm512_castsi512_si256(s));
+    __m512d hi = _mm512_cvtepu32_pd(_mm512_extracti64x4_epi64(s, 1));
+    __m256i ql = _mm512_cvttpd_epu32(_mm512_mul_pd(lo, inv));
+    __m256i qh = _mm512_cvttpd_epu32(_mm512_mul_pd(hi, inv));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(ql), qh, 1);
+}
+#endif
+
+/* U8 or U16 image (T), U32 sums. */
+#define INTERIOR_U32(NAME, T, NARROW)                                       \
+    static void NAME(const void *Qv, void *dstv, size_t count, size_t a,    \
+                     size_t b, const parsum__div *dv)                       \
+    {                                                                       \
+        const uint32_t *Q = (const uint32_t *)Qv;                           \
+        T *dst = (T *)dstv;                                                 \
+        uint32_t half = (uint32_t)dv->half;                                 \
+        size_t j = 0;                                                       \
+        INTERIOR_U32_VEC(NARROW)                                            \
+        for (; j < count; j++)                                              \
+            dst[j] = (T)parsum__div_u32(dv, Q[j + a] - Q[j - b] + half);    \
+    }
+
+#ifdef IMG_AVX512
+#define INTERIOR_U32_VEC(NARROW)                                            \
+    __m512i vh = _mm512_set1_epi32((int)half);                              \
+    __m512d vinv = _mm512_set1_pd(dv->inv_up);                              \
+    for (; j + 16 <= count; j += 16) {                                      \
+        __m512i s = _mm512_sub_epi32(                                       \
+            _mm512_loadu_si512((const void *)(Q + j + a)),                  \
+            _mm512_loadu_si512((const void *)(Q + j - b)));                 \
+        NARROW(dst + j, vdiv_u32(_mm512_add_epi32(s, vh), vinv));           \
+    }
+#define NARROW_U8(p, q) _mm_storeu_si128((__m128i *)(void *)(p),            \
+                                         _mm512_cvtepi32_epi8(q))
+#define NARROW_U16(p, q) _mm256_storeu_si256((__m256i *)(void *)(p),        \
+                                             _mm512_cvtepi32_epi16(q))
+#else
+#define INTERIOR_U32_VEC(NARROW)
+#endif
+
+INTERIOR_U32(interior_u8_u32, uint8_t, NARROW_U8)
+INTERIOR_U32(interior_u16_u32, uint16_t, NARROW_U16)
+
+static void interior_u8_u64(const void *Qv, void *dstv, size_t count,
+                            size_t a, size_t b, const parsum__div *dv)
+{
+    const uint64_t *Q = (const uint64_t *)Qv;
+    uint8_t *dst = (uint8_t *)dstv;
+    for (size_t j = 0; j < count; j++)
+        dst[j] = (uint8_t)parsum__div_u64(dv, Q[j + a] - Q[j - b] + dv->half);
+}
+
+static void interior_u16_u64(const void *Qv, void *dstv, size_t count,
+                             size_t a, size_t b, const parsum__div *dv)
+{
+    const uint64_t *Q = (const uint64_t *)Qv;
+    uint16_t *dst = (uint16_t *)dstv;
+    for (size_t j = 0; j < count; j++)
+        dst[j] =
+            (uint16_t)parsum__div_u64(dv, Q[j + a] - Q[j - b] + dv->half);
+}
+
+static void interior_i32_u64(const void *Qv, void *dstv, size_t count,
+                             size_t a, size_t b, const parsum__div *dv)
+{
+    const uint64_t *Q = (const uint64_t *)Qv;
+    int32_t *dst = (int32_t *)dstv;
+    for (size_t j = 0; j < count; j++)
+        dst[j] = (int32_t)parsum__div_i64(dv, Q[j + a] - Q[j - b] + dv->half);
+}
+
+/* Floats: the window sum divided by the area, rounded once (as the
+ * reference), to float for F32 images. */
+static void interior_f32_f64(const void *Qv, void *dstv, size_t count,
+                             size_t a, size_t b, const parsum__div *dv)
+{
+    const double *Q = (const double *)Qv;
+    float *dst = (float *)dstv;
+    double d = (double)dv->d;
+    for (size_t j = 0; j < count; j++)
+        dst[j] = (float)((Q[j + a] - Q[j - b]) / d);
+}
+
+static void interior_f64_f64(const void *Qv, void *dstv, size_t count,
+                             size_t a, size_t b, const parsum__div *dv)
+{
+    const double *Q = (const double *)Qv;
+    double *dst = (double *)dstv;
+    double d = (double)dv->d;
+    for (size_t j = 0; j < count; j++)
+        dst[j] = (Q[j + a] - Q[j - b]) / d;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define INT_ROW(P, K)                                                       \
+    {{NULL, NULL},                                                          \
+     {K##_##P##_u32, K##_##P##_u32_sq},                                     \
+     {K##_##P##_u64, K##_##P##_u64_sq},                                     \
+     {K##_##P##_f64, K##_##P##_f64_sq}}
+#define FLT_ROW(P, K)                                                       \
+    {{NULL, NULL}, {NULL, NULL}, {NULL, NULL},                              \
+     {K##_##P##_f64, K##_##P##_f64_sq}}
+
+const parsum__cpu_image_kernels PARSUM__CAT(parsum__cpu_image_kernels_,
+                                            PARSUM_ISA) = {
+    PARSUM__STR(PARSUM_ISA),
+    {INT_ROW(u8, colsum), INT_ROW(u16, colsum), INT_ROW(i32, colsum),
+     FLT_ROW(f32, colsum), FLT_ROW(f64, colsum)},
+    {INT_ROW(u8, rowscan), INT_ROW(u16, rowscan), INT_ROW(i32, rowscan),
+     FLT_ROW(f32, rowscan), FLT_ROW(f64, rowscan)},
+    {prefix_u16, prefix_u32, prefix_u64, prefix_f64},
+    {{vupd_u8_u16, vupd_u8_u32, vupd_u8_u64, NULL},
+     {NULL, vupd_u16_u32, vupd_u16_u64, NULL},
+     {NULL, NULL, vupd_i32_u64, NULL},
+     {NULL, NULL, NULL, vupd_f32_f64},
+     {NULL, NULL, NULL, vupd_f64_f64}},
+    {{vaxpy_u8_u16, vaxpy_u8_u32, vaxpy_u8_u64, NULL},
+     {NULL, vaxpy_u16_u32, vaxpy_u16_u64, NULL},
+     {NULL, NULL, vaxpy_i32_u64, NULL},
+     {NULL, NULL, NULL, vaxpy_f32_f64},
+     {NULL, NULL, NULL, vaxpy_f64_f64}},
+    {{interior_u8_u16, interior_u8_u32, interior_u8_u64, NULL},
+     {NULL, interior_u16_u32, interior_u16_u64, NULL},
+     {NULL, NULL, interior_i32_u64, NULL},
+     {NULL, NULL, NULL, interior_f32_f64},
+     {NULL, NULL, NULL, interior_f64_f64}},
+};
