@@ -115,8 +115,8 @@ static void mean_worker(void *arg, int tid, int nt)
         if (y1 > s->height)
             y1 = s->height;
         memset(acc, 0, j->n * sizeof *acc);
-        for (size_t y = y0; y < y1; y++)
-            j->colsum((const char *)s->data + y * s->pitch, acc, j->n, NULL);
+        j->colsum((const char *)s->data + y0 * s->pitch, s->pitch, y1 - y0,
+                  acc, j->n, NULL, NULL);
         for (size_t c = 0; c < C; c++) {
             double t = 0;
             for (size_t i = c; i < j->n; i += C)

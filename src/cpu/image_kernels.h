@@ -295,16 +295,22 @@ static inline size_t parsum__border_map(int64_t i, size_t n, parsum_border b,
  * integer modulo 2^bits (I32 sign-extended), or for F64 accumulators the
  * sample as a double minus off[i] (when off is not NULL; off has n
  * entries, the channel's offset at each sample), squared when asked.
- *  colsum: acc[i] += f(src[i]) for i < n.
+ *  colsum: acc[i] += f(src[r][i]) for the rows r < rows (row r at src + r
+ *      * pitch), i < n; tmp: scratch of n 16-bit values.
  *  rowscan: acc[i] += f(src[i]) + f(src[i - C]) + ... (the row's prefix
  *      with stride C), i < n. F64: one sequential sum per channel, so the
- *      rounding is the same in every instruction set.
+ *      rounding is the same in every instruction set. When out is not
+ *      NULL, a kernel may also write the new acc to out (the table row, in
+ *      the accumulator's type), with non-temporal stores if stream (not
+ *      fenced); it returns 1 if it did, 0 if the caller must.
  *  prefix: out[i] = in[i] + in[i - C] + ... in the accumulator type, i < n;
  *      in == out allowed. F64: sequential, as rowscan. */
-typedef void (*parsum__img_colsum_fn)(const void *src, void *acc, size_t n,
-                                      const double *off);
-typedef void (*parsum__img_rowscan_fn)(const void *src, void *acc, size_t n,
-                                       int channels, const double *off);
+typedef void (*parsum__img_colsum_fn)(const void *src, size_t pitch,
+                                      size_t rows, void *acc, size_t n,
+                                      const double *off, void *tmp);
+typedef int (*parsum__img_rowscan_fn)(const void *src, void *acc, size_t n,
+                                      int channels, const double *off,
+                                      void *out, int stream);
 typedef void (*parsum__img_prefix_fn)(const void *in, void *out, size_t n,
                                       int channels);
 /* Box filter.

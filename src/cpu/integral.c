@@ -37,12 +37,13 @@ typedef struct integral_job {
     parsum__img_rowscan_fn rowscan;
     parsum__img_prefix_fn prefix;
     parsum__stream_copy_fn stream_copy; /* NULL: plain stores */
+    bool fused; /* the rowscan kernel may write the table itself */
     int acc;
     size_t n, accb, band, nbands;
     unsigned char *slots; /* per band: a flag line, then P_b */
     size_t slot_bytes;
-    unsigned char *rows; /* per thread: S */
-    size_t row_bytes;
+    unsigned char *rows; /* per thread: S, then 16-bit scratch */
+    size_t row_bytes, tmp_off;
     const double *offrow; /* NULL, or the channel offsets per sample */
     atomic_size_t next;
 } integral_job;
@@ -94,17 +95,26 @@ static void put(const integral_job *j, void *dst, const void *src,
         memcpy(dst, src, bytes);
 }
 
-/* Table row ty from the accumulator row P (the default layout's zero
- * column first). F32 tables get each float64 sum rounded once. */
-static void emit_row(const integral_job *j, size_t ty, const void *P)
+/* Where table row ty's sums start (after the default layout's zero
+ * column, which this writes). */
+static char *table_row(const integral_job *j, size_t ty)
 {
     const parsum_image *t = &j->a->table;
-    size_t ts = parsum_dtype_size(t->dtype), pad = j->a->inclusive ? 0 : 1;
+    size_t ts = parsum_dtype_size(t->dtype);
     char *dst = (char *)t->data + ty * t->pitch;
-    if (pad) {
+    if (!j->a->inclusive) {
         memset(dst, 0, (size_t)t->channels * ts);
         dst += (size_t)t->channels * ts;
     }
+    return dst;
+}
+
+/* The sums of the accumulator row P into dst (table_row). F32 tables get
+ * each float64 sum rounded once. */
+static void emit_row(const integral_job *j, char *dst, const void *P)
+{
+    const parsum_image *t = &j->a->table;
+    size_t ts = parsum_dtype_size(t->dtype);
     if (t->dtype != PARSUM_F32) { /* same width as the accumulator */
         put(j, dst, P, j->n * ts);
         return;
@@ -127,15 +137,32 @@ static void emit_zero_row(const integral_job *j)
 }
 
 /* Step 1: pS_b, the row prefix of the band's column sums, into S. */
-static void band_sums(const integral_job *j, size_t y0, size_t y1, void *S)
+static void band_sums(const integral_job *j, size_t y0, size_t y1, void *S,
+                      void *tmp)
 {
     memset(S, 0, j->n * j->accb);
-    for (size_t y = y0; y < y1; y++)
-        j->colsum(src_row(&j->a->src, y), S, j->n, j->offrow);
+    j->colsum(src_row(&j->a->src, y0), j->a->src.pitch, y1 - y0, S, j->n,
+              j->offrow, tmp);
     j->prefix(S, S, j->n, j->a->src.channels);
 }
 
-static void integral_band(integral_job *j, size_t b, void *S)
+/* Asks for row y of band `next` to be brought into the L2 cache while
+ * this band's rows are scanned, so that the next band's first pass reads
+ * from the cache and memory reads overlap the table's writes. */
+static void prefetch_row(const integral_job *j, size_t next, size_t y)
+{
+    const parsum_image *s = &j->a->src;
+    size_t ny = next * j->band + y;
+    if (next >= j->nbands || ny >= s->height)
+        return;
+    const char *p = src_row(s, ny);
+    size_t bytes = j->n * parsum_dtype_size(s->dtype);
+    for (size_t o = 0; o < bytes; o += 64)
+        __builtin_prefetch(p + o, 0, 2);
+}
+
+static void integral_band(integral_job *j, size_t b, size_t next, void *S,
+                          void *tmp)
 {
     const parsum__integral_args *a = j->a;
     size_t y0 = b * j->band;
@@ -144,7 +171,7 @@ static void integral_band(integral_job *j, size_t b, void *S)
     bool last = b + 1 == j->nbands;
     void *P = slot_row(j, b);
     if (!last)
-        band_sums(j, y0, y1, S);
+        band_sums(j, y0, y1, S, tmp);
     if (b == 0)
         memset(P, 0, j->n * j->accb);
     else
@@ -156,8 +183,12 @@ static void integral_band(integral_job *j, size_t b, void *S)
     if (b == 0 && pad)
         emit_zero_row(j);
     for (size_t y = y0; y < y1; y++) {
-        j->rowscan(src_row(&a->src, y), P, j->n, a->src.channels, j->offrow);
-        emit_row(j, y + pad, P);
+        char *out = table_row(j, y + pad);
+        prefetch_row(j, next, y - y0);
+        if (!j->rowscan(src_row(&a->src, y), P, j->n, a->src.channels,
+                        j->offrow, j->fused ? out : NULL,
+                        j->stream_copy != NULL))
+            emit_row(j, out, P);
     }
 }
 
@@ -165,13 +196,16 @@ static void integral_worker(void *arg, int tid, int nt)
 {
     integral_job *j = arg;
     (void)nt;
-    void *S = j->rows + (size_t)tid * j->row_bytes;
-    for (;;) {
-        size_t b = atomic_fetch_add_explicit(&j->next, 1,
-                                             memory_order_relaxed);
-        if (b >= j->nbands)
-            break;
-        integral_band(j, b, S);
+    unsigned char *S = j->rows + (size_t)tid * j->row_bytes;
+    /* The next band is claimed before this one is scanned, to prefetch it
+     * (as scan.c): bands are still taken in increasing order, and the
+     * lowest unfinished band never waits, so the chain cannot deadlock. */
+    size_t b = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (b < j->nbands) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
+        integral_band(j, b, next, S, S + j->tmp_off);
+        b = next;
     }
     if (j->stream_copy != NULL) /* order the streamed stores */
         atomic_thread_fence(memory_order_seq_cst);
@@ -193,9 +227,10 @@ static parsum_status integral_scratch(parsum_context *ctx, integral_job *j,
     size_t row = ROUND64(j->n * j->accb), off = ROUND64(j->n * 8);
     size_t slots, rows, total;
     j->slot_bytes = 64 + row;
-    j->row_bytes = row;
+    j->tmp_off = row;
+    j->row_bytes = row + ROUND64(j->n * 2);
     if (!parsum__mul_size(j->nbands, j->slot_bytes, &slots) ||
-        !parsum__mul_size((size_t)nt, row, &rows) ||
+        !parsum__mul_size((size_t)nt, j->row_bytes, &rows) ||
         slots > (size_t)-1 - rows - off)
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows size_t", j->a->fn);
@@ -248,6 +283,7 @@ parsum_status parsum__cpu_integral(parsum_context *ctx,
     size_t tbytes = a->table.height * a->table.pitch;
     if (tbytes >= parsum__cpu_stream_threshold())
         j.stream_copy = parsum__cpu_kernels_get()->sel->stream_copy;
+    j.fused = j.acc != PARSUM__ACC_F64;
     atomic_init(&j.next, 0);
     parsum__sched_spmd(nt, integral_worker, &j);
     return PARSUM_OK;

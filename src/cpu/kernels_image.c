@@ -63,23 +63,62 @@ ALWAYS_INLINE double ld_f(const void *p, size_t i, int pix)
     }
 }
 
-/* ---- column sums ---------------------------------------------------------- */
+/* ---- column sums of a band ---------------------------------------------- */
 
-ALWAYS_INLINE void colsum_u32(const void *src, uint32_t *acc, size_t n,
-                              int pix, int sq)
+/* acc[i] += f(src[r][i]) over the band's rows. Bytes (not squared) are
+ * first summed in 16 bits, 257 rows at a time (255 * 257 < 2^16): a
+ * quarter of the widening work, the expensive part of these adds. */
+ALWAYS_INLINE void colsum_u32(const char *src, size_t pitch, size_t rows,
+                              uint32_t *acc, size_t n, int pix, int sq,
+                              uint16_t *tmp)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = (uint32_t)ld_u(src, i, pix);
-        acc[i] += sq ? v * v : v;
+    if (pix == U8 && !sq) {
+        for (size_t r0 = 0; r0 < rows; r0 += 257) {
+            size_t r1 = rows - r0 < 257 ? rows : r0 + 257;
+            memset(tmp, 0, n * sizeof *tmp);
+            for (size_t r = r0; r < r1; r++) {
+                const uint8_t *b = (const uint8_t *)(src + r * pitch);
+                for (size_t i = 0; i < n; i++)
+                    tmp[i] = (uint16_t)(tmp[i] + b[i]);
+            }
+            for (size_t i = 0; i < n; i++)
+                acc[i] += tmp[i];
+        }
+        return;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const char *row = src + r * pitch;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)ld_u(row, i, pix);
+            acc[i] += sq ? v * v : v;
+        }
     }
 }
 
-ALWAYS_INLINE void colsum_u64(const void *src, uint64_t *acc, size_t n,
-                              int pix, int sq)
+ALWAYS_INLINE void colsum_u64(const char *src, size_t pitch, size_t rows,
+                              uint64_t *acc, size_t n, int pix, int sq,
+                              uint16_t *tmp)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = ld_u(src, i, pix);
-        acc[i] += sq ? v * v : v;
+    if (pix == U8 && !sq) {
+        for (size_t r0 = 0; r0 < rows; r0 += 257) {
+            size_t r1 = rows - r0 < 257 ? rows : r0 + 257;
+            memset(tmp, 0, n * sizeof *tmp);
+            for (size_t r = r0; r < r1; r++) {
+                const uint8_t *b = (const uint8_t *)(src + r * pitch);
+                for (size_t i = 0; i < n; i++)
+                    tmp[i] = (uint16_t)(tmp[i] + b[i]);
+            }
+            for (size_t i = 0; i < n; i++)
+                acc[i] += tmp[i];
+        }
+        return;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const char *row = src + r * pitch;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = ld_u(row, i, pix);
+            acc[i] += sq ? v * v : v;
+        }
     }
 }
 
@@ -93,15 +132,19 @@ ALWAYS_INLINE double fval(const void *src, size_t i, int pix, int sq,
     return sq ? v * v : v;
 }
 
-ALWAYS_INLINE void colsum_f64(const void *src, double *acc, size_t n,
-                              int pix, int sq, const double *off)
+ALWAYS_INLINE void colsum_f64(const char *src, size_t pitch, size_t rows,
+                              double *acc, size_t n, int pix, int sq,
+                              const double *off)
 {
-    if (off == NULL) {
-        for (size_t i = 0; i < n; i++)
-            acc[i] += fval(src, i, pix, sq, NULL);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            acc[i] += fval(src, i, pix, sq, off);
+    for (size_t r = 0; r < rows; r++) {
+        const char *row = src + r * pitch;
+        if (off == NULL) {
+            for (size_t i = 0; i < n; i++)
+                acc[i] += fval(row, i, pix, sq, NULL);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                acc[i] += fval(row, i, pix, sq, off);
+        }
     }
 }
 
@@ -194,72 +237,79 @@ ALWAYS_INLINE void prefix_f64_c(const void *in, void *out, size_t n,
 /* ---- row prefix sums: AVX-512 --------------------------------------------- */
 
 #ifdef IMG_AVX512
-/* The permutes of one stride C for vectors of L lanes of lane_bytes each:
- * step k moves lane i - C 2^k to lane i (zeroing lanes below C 2^k);
- * cidx spreads the last C lanes (the channels' running sums) to every lane
- * of their channel, i.e. lane i takes lane L - C + i % C. */
-typedef struct vplan {
-    __m512i idx[6];
-    uint64_t mask[6];
-    __m512i cidx;
-    int steps;
-} vplan;
+/* The permutes of one stride C for vectors of L lanes: step s moves lane
+ * i - s to lane i (lanes below s zeroed by the mask), for s = C, 2C, 4C
+ * ... < L; carry_idx spreads the last C lanes (the channels' running sums)
+ * to every lane of their channel: lane i takes lane L - C + i % C. C is a
+ * constant wherever these are inlined, so the index vectors are too. */
+typedef int16_t v32hi __attribute__((vector_size(64)));
+typedef int32_t v16si __attribute__((vector_size(64)));
+typedef int64_t v8di __attribute__((vector_size(64)));
 
-static void vplan_init(vplan *p, int L, int lane_bytes, int C)
+ALWAYS_INLINE __m512i shift_idx(int L, int s)
 {
-    unsigned char buf[64];
-    p->steps = 0;
-    for (int s = C; s < L; s *= 2) {
-        for (int i = 0; i < L; i++) {
-            uint64_t v = (uint64_t)((i - s + L) % L);
-            memcpy(buf + i * lane_bytes, &v, (size_t)lane_bytes);
-        }
-        p->idx[p->steps] = _mm512_loadu_si512((const void *)buf);
-        p->mask[p->steps] = (L == 64 ? ~0ull : ((1ull << L) - 1)) &
-                            ~((1ull << s) - 1);
-        p->steps++;
+    if (L == 8) {
+        const v8di i = {0, 1, 2, 3, 4, 5, 6, 7};
+        return (__m512i)((i - s) & 7);
     }
-    for (int i = 0; i < L; i++) {
-        uint64_t v = (uint64_t)(L - C + i % C);
-        memcpy(buf + i * lane_bytes, &v, (size_t)lane_bytes);
+    if (L == 16) {
+        const v16si i = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        return (__m512i)((i - s) & 15);
     }
-    p->cidx = _mm512_loadu_si512((const void *)buf);
+    const v32hi i = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                     22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    return (__m512i)((i - (short)s) & 31);
+}
+
+ALWAYS_INLINE __m512i carry_idx(int L, int C)
+{
+    if (L == 8) {
+        const v8di i = {0, 1, 2, 3, 4, 5, 6, 7};
+        return (__m512i)(i % C + (L - C));
+    }
+    if (L == 16) {
+        const v16si i = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        return (__m512i)(i % C + (L - C));
+    }
+    const v32hi i = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                     22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    return (__m512i)(i % (short)C + (short)(L - C));
+}
+
+/* Lanes s .. L - 1. */
+ALWAYS_INLINE uint64_t above(int L, int s)
+{
+    return (L == 64 ? ~0ull : ((1ull << L) - 1)) & ~((1ull << s) - 1);
 }
 
 /* Inclusive stride-C prefix inside one vector. */
-ALWAYS_INLINE __m512i vpre32(__m512i x, const vplan *p, int steps)
+ALWAYS_INLINE __m512i vpre32(__m512i x, const int C)
 {
-    for (int k = 0; k < steps; k++)
-        x = _mm512_add_epi32(
-            x, _mm512_maskz_permutexvar_epi32((__mmask16)p->mask[k],
-                                              p->idx[k], x));
+    for (int s = C; s < 16; s *= 2)
+        x = _mm512_add_epi32(x, _mm512_maskz_permutexvar_epi32(
+                                    (__mmask16)above(16, s),
+                                    shift_idx(16, s), x));
     return x;
 }
 
-ALWAYS_INLINE __m512i vpre64(__m512i x, const vplan *p, int steps)
+ALWAYS_INLINE __m512i vpre64(__m512i x, const int C)
 {
-    for (int k = 0; k < steps; k++)
-        x = _mm512_add_epi64(
-            x, _mm512_maskz_permutexvar_epi64((__mmask8)p->mask[k],
-                                              p->idx[k], x));
+    for (int s = C; s < 8; s *= 2)
+        x = _mm512_add_epi64(x, _mm512_maskz_permutexvar_epi64(
+                                    (__mmask8)above(8, s), shift_idx(8, s),
+                                    x));
     return x;
 }
 
-ALWAYS_INLINE __m512i vpre16(__m512i x, const vplan *p, int steps)
+ALWAYS_INLINE __m512i vpre16(__m512i x, const int C)
 {
-    for (int k = 0; k < steps; k++)
-        x = _mm512_add_epi16(
-            x, _mm512_maskz_permutexvar_epi16((__mmask32)p->mask[k],
-                                              p->idx[k], x));
+    for (int s = C; s < 32; s *= 2)
+        x = _mm512_add_epi16(x, _mm512_maskz_permutexvar_epi16(
+                                    (__mmask32)above(32, s),
+                                    shift_idx(32, s), x));
     return x;
-}
-
-ALWAYS_INLINE int vsteps(int L, int C)
-{
-    int steps = 0;
-    for (int s = C; s < L; s *= 2)
-        steps++;
-    return steps;
 }
 
 /* 16 samples from i as u32 lanes (I32 as its bits), squared if asked. */
@@ -309,50 +359,78 @@ ALWAYS_INLINE __m512i load8_u64(const void *src, size_t i, int pix, int sq)
         }                                                                   \
     } while (0)
 
+/* The fused table row: out[i] = acc[i] after the update. mode 1: plain
+ * stores; mode 2: non-temporal stores of whole 64-byte lines. out is
+ * aligned to its element only, so in mode 2 each line is put together
+ * from the previous vector and this one (k = out's misalignment in
+ * elements; lane j of the line takes prev[L - k + j] or cur[j - k]); the
+ * partial lines at the row's two ends get plain stores from acc, so rows
+ * written by other threads next to them are never touched. */
+#define ROWSCAN_V(T, L, LOADV, PRE, ADD, PERM, PERM2, SET1, TAIL_LOAD)      \
+    do {                                                                    \
+        const __m512i cidx = carry_idx(L, C);                               \
+        size_t k = mode == 2 ? ((uintptr_t)out / sizeof(T)) % L : 0;        \
+        const __m512i ridx = ADD(shift_idx(L, 0), SET1((L) - k));           \
+        __m512i carry = _mm512_setzero_si512(), prev = carry;               \
+        size_t i = 0;                                                       \
+        for (; i + (L) <= n; i += (L)) {                                    \
+            __m512i v = ADD(PRE(LOADV(src, i, pix, sq), C), carry);         \
+            carry = PERM(cidx, v);                                          \
+            v = ADD(v, _mm512_loadu_si512((const void *)(acc + i)));        \
+            _mm512_storeu_si512((void *)(acc + i), v);                      \
+            if (mode == 1)                                                  \
+                _mm512_storeu_si512((void *)(out + i), v);                  \
+            else if (mode == 2 && k == 0)                                   \
+                _mm512_stream_si512((void *)(out + i), v);                  \
+            else if (mode == 2 && i >= (L))                                 \
+                _mm512_stream_si512((void *)(out + i - k),                  \
+                                    PERM2(prev, ridx, v));                  \
+            prev = v;                                                       \
+        }                                                                   \
+        size_t done = i;                                                    \
+        TAIL_ROWSCAN(T, L, carry, TAIL_LOAD);                               \
+        if (mode == 1) {                                                    \
+            for (size_t j = done; j < n; j++)                               \
+                out[j] = acc[j];                                            \
+        } else if (mode == 2) {                                             \
+            size_t c0 = k == 0 ? 0 : (L) - k;                               \
+            size_t c1 = k == 0 ? done : (done >= 2 * (L) ? done - k : c0);  \
+            for (size_t j = 0; j < c0 && j < n; j++)                        \
+                out[j] = acc[j];                                            \
+            for (size_t j = c1 > c0 ? c1 : c0; j < n; j++)                  \
+                out[j] = acc[j];                                            \
+        }                                                                   \
+    } while (0)
+
+#define SET1_32(x) _mm512_set1_epi32((int)(x))
+#define SET1_64(x) _mm512_set1_epi64((long long)(x))
+
 ALWAYS_INLINE void rowscan_u32_v(const void *src, uint32_t *acc, size_t n,
                                  int pix, int sq, const int C,
-                                 const vplan *p)
+                                 uint32_t *out, const int mode)
 {
-    const int steps = vsteps(16, C);
-    __m512i carry = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i v = vpre32(load16_u32(src, i, pix, sq), p, steps);
-        v = _mm512_add_epi32(v, carry);
-        carry = _mm512_permutexvar_epi32(p->cidx, v);
-        __m512i a = _mm512_loadu_si512((const void *)(acc + i));
-        _mm512_storeu_si512((void *)(acc + i), _mm512_add_epi32(a, v));
-    }
-    TAIL_ROWSCAN(uint32_t, 16, carry,
-                 (sq ? (uint32_t)ld_u(src, i_, pix) *
-                           (uint32_t)ld_u(src, i_, pix)
-                     : (uint32_t)ld_u(src, i_, pix)));
+    ROWSCAN_V(uint32_t, 16, load16_u32, vpre32, _mm512_add_epi32,
+              _mm512_permutexvar_epi32, _mm512_permutex2var_epi32, SET1_32,
+              (sq ? (uint32_t)ld_u(src, i_, pix) * (uint32_t)ld_u(src, i_, pix)
+                  : (uint32_t)ld_u(src, i_, pix)));
 }
 
 ALWAYS_INLINE void rowscan_u64_v(const void *src, uint64_t *acc, size_t n,
                                  int pix, int sq, const int C,
-                                 const vplan *p)
+                                 uint64_t *out, const int mode)
 {
-    const int steps = vsteps(8, C);
-    __m512i carry = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m512i v = vpre64(load8_u64(src, i, pix, sq), p, steps);
-        v = _mm512_add_epi64(v, carry);
-        carry = _mm512_permutexvar_epi64(p->cidx, v);
-        __m512i a = _mm512_loadu_si512((const void *)(acc + i));
-        _mm512_storeu_si512((void *)(acc + i), _mm512_add_epi64(a, v));
-    }
-    TAIL_ROWSCAN(uint64_t, 8, carry,
-                 (sq ? ld_u(src, i_, pix) * ld_u(src, i_, pix)
-                     : ld_u(src, i_, pix)));
+    ROWSCAN_V(uint64_t, 8, load8_u64, vpre64, _mm512_add_epi64,
+              _mm512_permutexvar_epi64, _mm512_permutex2var_epi64, SET1_64,
+              (sq ? ld_u(src, i_, pix) * ld_u(src, i_, pix)
+                  : ld_u(src, i_, pix)));
 }
 
 /* out = prefix(in) for integer lanes of lane_bytes 2, 4 or 8. */
 ALWAYS_INLINE void prefix_int_v(const void *in, void *out, size_t n,
-                                int lane_bytes, const int C, const vplan *p)
+                                int lane_bytes, const int C)
 {
-    const int L = 64 / lane_bytes, steps = vsteps(L, C);
+    const int L = 64 / lane_bytes;
+    const __m512i cidx = carry_idx(L, C);
     const char *a = (const char *)in;
     char *o = (char *)out;
     __m512i carry = _mm512_setzero_si512();
@@ -360,14 +438,14 @@ ALWAYS_INLINE void prefix_int_v(const void *in, void *out, size_t n,
     for (; i + (size_t)L <= n; i += (size_t)L) {
         __m512i v = _mm512_loadu_si512((const void *)(a + i * lane_bytes));
         if (lane_bytes == 2) {
-            v = _mm512_add_epi16(vpre16(v, p, steps), carry);
-            carry = _mm512_permutexvar_epi16(p->cidx, v);
+            v = _mm512_add_epi16(vpre16(v, C), carry);
+            carry = _mm512_permutexvar_epi16(cidx, v);
         } else if (lane_bytes == 4) {
-            v = _mm512_add_epi32(vpre32(v, p, steps), carry);
-            carry = _mm512_permutexvar_epi32(p->cidx, v);
+            v = _mm512_add_epi32(vpre32(v, C), carry);
+            carry = _mm512_permutexvar_epi32(cidx, v);
         } else {
-            v = _mm512_add_epi64(vpre64(v, p, steps), carry);
-            carry = _mm512_permutexvar_epi64(p->cidx, v);
+            v = _mm512_add_epi64(vpre64(v, C), carry);
+            carry = _mm512_permutexvar_epi64(cidx, v);
         }
         _mm512_storeu_si512((void *)(o + i * lane_bytes), v);
     }
@@ -391,128 +469,135 @@ ALWAYS_INLINE void prefix_int_v(const void *in, void *out, size_t n,
 
 /* ---- the rowscan and prefix entry points ---------------------------------- */
 
-ALWAYS_INLINE void rowscan_u32(const void *src, void *acc, size_t n, int C,
-                               int pix, int sq)
+/* The rowscan entry points return 1 when they wrote the table row out
+ * too (AVX-512: fused, see ROWSCAN_V), 0 when the caller must. */
+#define BY_MODE(mode, call)                                                 \
+    do {                                                                    \
+        if ((mode) == 0) {                                                  \
+            const int M_ = 0;                                               \
+            call;                                                           \
+        } else if ((mode) == 1) {                                           \
+            const int M_ = 1;                                               \
+            call;                                                           \
+        } else {                                                            \
+            const int M_ = 2;                                               \
+            call;                                                           \
+        }                                                                   \
+    } while (0)
+
+ALWAYS_INLINE int rowscan_u32(const void *src, void *acc, size_t n, int C,
+                              int pix, int sq, void *out, int stream)
 {
 #ifdef IMG_AVX512
-    vplan p;
-    vplan_init(&p, 16, 4, C);
-    BY_CHANNELS(C, rowscan_u32_v(src, (uint32_t *)acc, n, pix, sq, C_, &p));
+    int mode = out == NULL ? 0 : stream ? 2 : 1;
+    BY_MODE(mode, BY_CHANNELS(C, rowscan_u32_v(src, (uint32_t *)acc, n, pix,
+                                               sq, C_, (uint32_t *)out,
+                                               M_)));
+    return 1;
 #else
+    (void)out;
+    (void)stream;
     BY_CHANNELS(C, rowscan_u32_c(src, (uint32_t *)acc, n, pix, sq, C_));
+    return 0;
 #endif
 }
 
-ALWAYS_INLINE void rowscan_u64(const void *src, void *acc, size_t n, int C,
-                               int pix, int sq)
+ALWAYS_INLINE int rowscan_u64(const void *src, void *acc, size_t n, int C,
+                              int pix, int sq, void *out, int stream)
 {
 #ifdef IMG_AVX512
-    vplan p;
-    vplan_init(&p, 8, 8, C);
-    BY_CHANNELS(C, rowscan_u64_v(src, (uint64_t *)acc, n, pix, sq, C_, &p));
+    int mode = out == NULL ? 0 : stream ? 2 : 1;
+    BY_MODE(mode, BY_CHANNELS(C, rowscan_u64_v(src, (uint64_t *)acc, n, pix,
+                                               sq, C_, (uint64_t *)out,
+                                               M_)));
+    return 1;
 #else
+    (void)out;
+    (void)stream;
     BY_CHANNELS(C, rowscan_u64_c(src, (uint64_t *)acc, n, pix, sq, C_));
+    return 0;
 #endif
 }
 
-#define INT_COLSCAN(P, PIX)                                                 \
-    static void colsum_##P##_u32(const void *s, void *a, size_t n,          \
-                                 const double *o)                           \
+#define INT_KERNELS(P, PIX, SQ, SFX)                                        \
+    static void colsum_##P##_u32##SFX(const void *s, size_t pitch,          \
+                                      size_t rows, void *a, size_t n,       \
+                                      const double *o, void *tmp)           \
     {                                                                       \
         (void)o;                                                            \
-        colsum_u32(s, (uint32_t *)a, n, PIX, 0);                            \
+        colsum_u32((const char *)s, pitch, rows, (uint32_t *)a, n, PIX, SQ, \
+                   (uint16_t *)tmp);                                        \
     }                                                                       \
-    static void colsum_##P##_u32_sq(const void *s, void *a, size_t n,       \
-                                    const double *o)                        \
+    static void colsum_##P##_u64##SFX(const void *s, size_t pitch,          \
+                                      size_t rows, void *a, size_t n,       \
+                                      const double *o, void *tmp)           \
     {                                                                       \
         (void)o;                                                            \
-        colsum_u32(s, (uint32_t *)a, n, PIX, 1);                            \
+        colsum_u64((const char *)s, pitch, rows, (uint64_t *)a, n, PIX, SQ, \
+                   (uint16_t *)tmp);                                        \
     }                                                                       \
-    static void colsum_##P##_u64(const void *s, void *a, size_t n,          \
-                                 const double *o)                           \
+    static int rowscan_##P##_u32##SFX(const void *s, void *a, size_t n,     \
+                                      int C, const double *o, void *out,    \
+                                      int stream)                           \
     {                                                                       \
         (void)o;                                                            \
-        colsum_u64(s, (uint64_t *)a, n, PIX, 0);                            \
+        return rowscan_u32(s, a, n, C, PIX, SQ, out, stream);               \
     }                                                                       \
-    static void colsum_##P##_u64_sq(const void *s, void *a, size_t n,       \
-                                    const double *o)                        \
+    static int rowscan_##P##_u64##SFX(const void *s, void *a, size_t n,     \
+                                      int C, const double *o, void *out,    \
+                                      int stream)                           \
     {                                                                       \
         (void)o;                                                            \
-        colsum_u64(s, (uint64_t *)a, n, PIX, 1);                            \
-    }                                                                       \
-    static void rowscan_##P##_u32(const void *s, void *a, size_t n, int C,  \
-                                  const double *o)                          \
-    {                                                                       \
-        (void)o;                                                            \
-        rowscan_u32(s, a, n, C, PIX, 0);                                    \
-    }                                                                       \
-    static void rowscan_##P##_u32_sq(const void *s, void *a, size_t n,      \
-                                     int C, const double *o)                \
-    {                                                                       \
-        (void)o;                                                            \
-        rowscan_u32(s, a, n, C, PIX, 1);                                    \
-    }                                                                       \
-    static void rowscan_##P##_u64(const void *s, void *a, size_t n, int C,  \
-                                  const double *o)                          \
-    {                                                                       \
-        (void)o;                                                            \
-        rowscan_u64(s, a, n, C, PIX, 0);                                    \
-    }                                                                       \
-    static void rowscan_##P##_u64_sq(const void *s, void *a, size_t n,      \
-                                     int C, const double *o)                \
-    {                                                                       \
-        (void)o;                                                            \
-        rowscan_u64(s, a, n, C, PIX, 1);                                    \
+        return rowscan_u64(s, a, n, C, PIX, SQ, out, stream);               \
     }
 
-INT_COLSCAN(u8, U8)
-INT_COLSCAN(u16, U16)
-INT_COLSCAN(i32, I32)
+INT_KERNELS(u8, U8, 0, )
+INT_KERNELS(u8, U8, 1, _sq)
+INT_KERNELS(u16, U16, 0, )
+INT_KERNELS(u16, U16, 1, _sq)
+INT_KERNELS(i32, I32, 0, )
+INT_KERNELS(i32, I32, 1, _sq)
 
-#define FLT_COLSCAN(P, PIX)                                                 \
-    static void colsum_##P##_f64(const void *s, void *a, size_t n,          \
-                                 const double *o)                           \
+/* Float accumulators: the caller writes the table row (0). */
+#define FLT_KERNELS(P, PIX, SQ, SFX)                                        \
+    static void colsum_##P##_f64##SFX(const void *s, size_t pitch,          \
+                                      size_t rows, void *a, size_t n,       \
+                                      const double *o, void *tmp)           \
     {                                                                       \
-        colsum_f64(s, (double *)a, n, PIX, 0, o);                           \
+        (void)tmp;                                                          \
+        colsum_f64((const char *)s, pitch, rows, (double *)a, n, PIX, SQ,   \
+                   o);                                                      \
     }                                                                       \
-    static void colsum_##P##_f64_sq(const void *s, void *a, size_t n,       \
-                                    const double *o)                        \
+    static int rowscan_##P##_f64##SFX(const void *s, void *a, size_t n,     \
+                                      int C, const double *o, void *out,    \
+                                      int stream)                           \
     {                                                                       \
-        colsum_f64(s, (double *)a, n, PIX, 1, o);                           \
-    }                                                                       \
-    static void rowscan_##P##_f64(const void *s, void *a, size_t n, int C,  \
-                                  const double *o)                          \
-    {                                                                       \
+        (void)out;                                                          \
+        (void)stream;                                                       \
         if (o == NULL)                                                      \
-            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 0, NULL,   \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, SQ, NULL,  \
                                          C_));                              \
         else                                                                \
-            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 0, o,      \
+            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, SQ, o,     \
                                          C_));                              \
-    }                                                                       \
-    static void rowscan_##P##_f64_sq(const void *s, void *a, size_t n,      \
-                                     int C, const double *o)                \
-    {                                                                       \
-        if (o == NULL)                                                      \
-            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 1, NULL,   \
-                                         C_));                              \
-        else                                                                \
-            BY_CHANNELS(C, rowscan_f64_c(s, (double *)a, n, PIX, 1, o,      \
-                                         C_));                              \
+        return 0;                                                           \
     }
 
-FLT_COLSCAN(u8, U8)
-FLT_COLSCAN(u16, U16)
-FLT_COLSCAN(i32, I32)
-FLT_COLSCAN(f32, F32)
-FLT_COLSCAN(f64, F64)
+FLT_KERNELS(u8, U8, 0, )
+FLT_KERNELS(u8, U8, 1, _sq)
+FLT_KERNELS(u16, U16, 0, )
+FLT_KERNELS(u16, U16, 1, _sq)
+FLT_KERNELS(i32, I32, 0, )
+FLT_KERNELS(i32, I32, 1, _sq)
+FLT_KERNELS(f32, F32, 0, )
+FLT_KERNELS(f32, F32, 1, _sq)
+FLT_KERNELS(f64, F64, 0, )
+FLT_KERNELS(f64, F64, 1, _sq)
 
 static void prefix_u16(const void *in, void *out, size_t n, int C)
 {
 #ifdef IMG_AVX512
-    vplan p;
-    vplan_init(&p, 32, 2, C);
-    BY_CHANNELS(C, prefix_int_v(in, out, n, 2, C_, &p));
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 2, C_));
 #else
     BY_CHANNELS(C, prefix_u16_c(in, out, n, C_));
 #endif
@@ -521,9 +606,7 @@ static void prefix_u16(const void *in, void *out, size_t n, int C)
 static void prefix_u32(const void *in, void *out, size_t n, int C)
 {
 #ifdef IMG_AVX512
-    vplan p;
-    vplan_init(&p, 16, 4, C);
-    BY_CHANNELS(C, prefix_int_v(in, out, n, 4, C_, &p));
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 4, C_));
 #else
     BY_CHANNELS(C, prefix_u32_c(in, out, n, C_));
 #endif
@@ -532,9 +615,7 @@ static void prefix_u32(const void *in, void *out, size_t n, int C)
 static void prefix_u64(const void *in, void *out, size_t n, int C)
 {
 #ifdef IMG_AVX512
-    vplan p;
-    vplan_init(&p, 8, 8, C);
-    BY_CHANNELS(C, prefix_int_v(in, out, n, 8, C_, &p));
+    BY_CHANNELS(C, prefix_int_v(in, out, n, 8, C_));
 #else
     BY_CHANNELS(C, prefix_u64_c(in, out, n, C_));
 #endif
