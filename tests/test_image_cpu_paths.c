@@ -136,23 +136,51 @@ static void set_band(size_t rows)
 
 /* ---- the pieces ------------------------------------------------------------ */
 
-/* Every sum of the 16-bit path for every area it takes; the 32- and
- * 64-bit paths at the ends of their ranges and at multiples of d. */
+/* Every sum of the 16-bit path for every area it takes, every sum of the
+ * float32 path for a range of areas (U8 up to 127 x 127, U16 up to 63),
+ * and the 32- and 64-bit double paths at the ends of their ranges and at
+ * multiples of d. */
+static void check_all_sums(const parsum__div *dv, uint64_t d, uint64_t smax,
+                           int u16, size_t *failures)
+{
+    for (uint64_t s = 0; s <= smax; s++) {
+        uint32_t q = u16 ? parsum__div_u16(dv, (uint32_t)s)
+                         : parsum__div_u32(dv, (uint32_t)s);
+        if (q != s / d) {
+            tu_report(failures, "  %s path: %llu / %llu gives %u\n",
+                      u16 ? "u16" : "f32", (unsigned long long)s,
+                      (unsigned long long)d, q);
+            return;
+        }
+    }
+}
+
 static void test_divisions(void **state)
 {
     (void)state;
     size_t failures = 0;
+    parsum__div dv;
     for (uint64_t d = 1; d < 256; d += 2) {
         uint64_t smax = 255 * d + d / 2;
-        parsum__div dv;
-        if (smax >= 65536 || !parsum__div_plan(&dv, d, smax))
-            continue;
-        for (uint32_t s = 0; s <= smax; s++)
-            if (parsum__div_u16(&dv, s) != s / d) {
-                tu_report(&failures, "  u16 path: %u / %llu\n", s,
-                          (unsigned long long)d);
-                break;
-            }
+        if (smax < 65536 && parsum__div_plan(&dv, d, smax, 255) &&
+            dv.m16 != 0)
+            check_all_sums(&dv, d, smax, 1, &failures);
+    }
+    static const uint64_t u8_areas[] = {9, 49, 203, 225, 245, 961, 3969,
+                                        8191, 16129, 16383};
+    for (size_t i = 0; i < sizeof u8_areas / sizeof u8_areas[0]; i++) {
+        uint64_t d = u8_areas[i], smax = 255 * d + d / 2;
+        parsum__div_plan(&dv, d, smax, 255);
+        if (!dv.small)
+            tu_report(&failures, "  area %llu: no float32 path\n",
+                      (unsigned long long)d);
+        check_all_sums(&dv, d, smax, 0, &failures);
+    }
+    for (uint64_t d = 1; d < 64; d += 2) {
+        uint64_t smax = 65535 * d + d / 2;
+        parsum__div_plan(&dv, d, smax, 65535);
+        if (dv.small)
+            check_all_sums(&dv, d, smax, 0, &failures);
     }
     tu_rng r = tu_rng_for(0xd1, 0, 0, 0);
     for (int t = 0; t < 2000; t++) {
@@ -160,8 +188,7 @@ static void test_divisions(void **state)
         uint64_t smax = (t % 2 ? 255 : 65535) * d + d / 2;
         if (smax >= (uint64_t)1 << 32)
             smax = ((uint64_t)1 << 32) - 1;
-        parsum__div dv;
-        parsum__div_plan(&dv, d, 0);
+        parsum__div_plan(&dv, d, (uint64_t)1 << 40, 0); /* double paths */
         uint64_t k = smax / d;
         uint64_t probe[6] = {smax, smax - smax % d, k * d - 1,
                              tu_below(&r, smax + 1), d - 1, d};

@@ -14,9 +14,9 @@
  * image_kernels.h, which handles windows of any width in a few terms.
  *
  * The first V of a band sums its 2 ry + 1 window rows directly when that
- * is at most BF_DIRECT_ROWS rows (bands are then at least twice as high).
- * Taller windows use the same border arithmetic vertically: the column
- * prefix sums P at every band start come from one parallel pass of
+ * is at most BF_DIRECT_ROWS rows (bands are then at least four windows
+ * high). Taller windows use the same border arithmetic vertically: the
+ * column prefix sums P at every band start come from one parallel pass of
  * column sums and a short chain over the bands, and any window's column
  * sums are a few combinations of P rows and partial bands.
  *
@@ -25,18 +25,19 @@
  * U16 in 32 bits while that is below 2^32), and exact multiplicative
  * division (image_kernels.h): the results are the reference's bits.
  *
- * Float images: sums in float64. Each mean is the exact window mean up to
- * the rounding of the float64 adds that made it: V is a running sum over
- * at most band + 2 ry + 1 <= 2 * BF_DIRECT_ROWS + 2 * band rows (direct
- * setup) or a combination of column prefix sums (taller windows), and Q a
- * prefix over at most `width` values, so the error of a window sum is
- * below about (band + 2 ry + 1 + width + 8) * 2^-53 times the sum of the
- * magnitudes of the samples the adds went through (for tall windows: of
- * the columns above the window, times the number of periods of the border
- * rule it spans); then one rounding of the division (and of the F32
- * conversion). For samples of one sign this is a relative error of the
- * mean of about (band + width + 2 ry) * 2^-53 at most, far below F32's
- * rounding; values with large cancellations lose as in any running sum.
+ * Float images: sums in float64, then one rounding of sum / area (and of
+ * the F32 conversion). With u = 2^-53, the computed window sum differs
+ * from the exact one by at most (n_v + n_h) u A (first order; recursive
+ * summation, Higham, "Accuracy and Stability of Numerical Algorithms",
+ * 4.2), where n_v <= 2 ry + 2 band + 1 adds made a column sum (its set-up
+ * and the running updates of the band; tall windows: up to 8 terms of
+ * column prefixes of up to `height` rows each, times their periods), n_h
+ * <= width + 8 adds made a row prefix or an edge's terms, and A is the sum
+ * of |sample| over every sample those adds went through (the rows of the
+ * band's windows, all columns). For samples of one sign and similar size
+ * the mean is thus within about (2 ry + 2 band + width) u of relative
+ * error, far below F32's rounding; large cancellations lose as in any
+ * running sum.
  * Results depend on the image, radius and border only: the same bits for
  * every thread count and instruction set.
  */
@@ -52,9 +53,20 @@
 
 /* Windows of up to this many rows set V up directly. */
 #define BF_DIRECT_ROWS 256
-/* Smallest band height (rows); direct setups use at least twice the
- * window, so that setting V up costs at most half the running updates. */
+/* Smallest band height (rows); direct setups use at least four times the
+ * window, so that setting V up costs at most an eighth of the running
+ * updates (two rows per output row). */
 #define BF_BAND_ROWS 64
+
+/* An edge pixel's window sum F(x + rx + 1) - F(x - rx) as a combination
+ * of Q entries (parsum__ext_terms, equal entries merged): computed once
+ * per call, since it depends on the column only. */
+typedef struct bf_edge {
+    size_t x;
+    int nterms;
+    int64_t coef[8];
+    size_t r[8];
+} bf_edge;
 
 typedef struct bf_job {
     const parsum__box_filter_args *a;
@@ -65,6 +77,8 @@ typedef struct bf_job {
                          band b */
     unsigned char *rows; /* per thread: V, then Q */
     size_t row_bytes, q_off;
+    bf_edge *edges; /* the columns whose windows reach past the row */
+    size_t nedges, xa, xb; /* interior columns: [xa, xb) */
     parsum__div dv;
     parsum__img_vupd_fn vupd;
     parsum__img_vaxpy_fn vaxpy;
@@ -221,24 +235,45 @@ static void store_int(const bf_job *j, void *dst, size_t i, uint64_t s)
     }
 }
 
-/* Pixel x of an edge (a window reaching past the row's ends). */
-static void edge_pixel(const bf_job *j, const void *Q, void *dst, size_t x)
+/* The terms of edge pixel x; merged, zero terms and G(0) dropped. */
+static void edge_terms(const bf_job *j, size_t x, bf_edge *e)
 {
-    int64_t ca[4], cb[4], rx = (int64_t)j->a->rx;
-    size_t ra[4], rb[4], C = (size_t)j->C;
-    int na = parsum__ext_terms((int64_t)x + rx + 1, j->w, j->a->border, ca,
-                               ra);
-    int nb = parsum__ext_terms((int64_t)x - rx, j->w, j->a->border, cb, rb);
+    int64_t coef[8], rx = (int64_t)j->a->rx;
+    size_t r[8];
+    int t = parsum__ext_terms((int64_t)x + rx + 1, j->w, j->a->border, coef,
+                              r);
+    int u = parsum__ext_terms((int64_t)x - rx, j->w, j->a->border, coef + t,
+                              r + t);
+    for (int k = t; k < t + u; k++)
+        coef[k] = -coef[k];
+    e->x = x;
+    e->nterms = 0;
+    for (int k = 0; k < t + u; k++) {
+        for (int l = k + 1; l < t + u; l++)
+            if (r[l] == r[k] && coef[l] != 0) {
+                coef[k] += coef[l];
+                coef[l] = 0;
+            }
+        if (coef[k] != 0 && r[k] != 0) {
+            e->coef[e->nterms] = coef[k];
+            e->r[e->nterms++] = r[k];
+        }
+    }
+}
+
+/* Pixel e->x of an edge (a window reaching past the row's ends). */
+static void edge_pixel(const bf_job *j, const void *Q, void *dst,
+                       const bf_edge *e)
+{
+    size_t C = (size_t)j->C;
     for (size_t c = 0; c < C; c++) {
-        size_t i = x * C + c;
+        size_t i = e->x * C + c;
         if (j->acc == PARSUM__ACC_F64) {
             const double *q = Q;
-            double fa = 0, fb = 0;
-            for (int k = 0; k < na; k++)
-                fa += (double)ca[k] * q[ra[k] * C + c];
-            for (int k = 0; k < nb; k++)
-                fb += (double)cb[k] * q[rb[k] * C + c];
-            double m = (fa - fb) / (double)j->dv.d;
+            double f = 0;
+            for (int k = 0; k < e->nterms; k++)
+                f += (double)e->coef[k] * q[e->r[k] * C + c];
+            double m = f / (double)j->dv.d;
             if (j->pix == PARSUM__PIX_F32)
                 ((float *)dst)[i] = (float)m;
             else
@@ -246,10 +281,8 @@ static void edge_pixel(const bf_job *j, const void *Q, void *dst, size_t x)
             continue;
         }
         uint64_t s = 0;
-        for (int k = 0; k < na; k++)
-            s += (uint64_t)ca[k] * q_u(j, Q, ra[k] * C + c);
-        for (int k = 0; k < nb; k++)
-            s -= (uint64_t)cb[k] * q_u(j, Q, rb[k] * C + c);
+        for (int k = 0; k < e->nterms; k++)
+            s += (uint64_t)e->coef[k] * q_u(j, Q, e->r[k] * C + c);
         store_int(j, dst, i, s);
     }
 }
@@ -262,17 +295,12 @@ static void row_out(const bf_job *j, size_t y, const void *V, void *Q)
     char *dst = (char *)d->data + y * d->pitch;
     memset(Q, 0, C * j->accb);
     j->prefix(V, (char *)Q + C * j->accb, j->n, j->C);
-    size_t xa = j->w, xb = j->w; /* interior [xa, xb) */
-    if (j->w > 2 * rx) {
-        xa = rx;
-        xb = j->w - rx;
-        j->interior((const char *)Q + xa * C * j->accb, dst + xa * C * ds,
-                    (xb - xa) * C, (rx + 1) * C, rx * C, &j->dv);
-    }
-    for (size_t x = 0; x < xa; x++)
-        edge_pixel(j, Q, dst, x);
-    for (size_t x = xb > xa ? xb : j->w; x < j->w; x++)
-        edge_pixel(j, Q, dst, x);
+    if (j->xb > j->xa)
+        j->interior((const char *)Q + j->xa * C * j->accb,
+                    dst + j->xa * C * ds, (j->xb - j->xa) * C, (rx + 1) * C,
+                    rx * C, &j->dv);
+    for (size_t e = 0; e < j->nedges; e++)
+        edge_pixel(j, Q, dst, &j->edges[e]);
 }
 
 static void bf_band(const bf_job *j, size_t b, void *V, void *Q)
@@ -315,26 +343,19 @@ static void bf_worker(void *arg, int tid, int nt)
  * plan for it. */
 static int choose_acc(int pix, uint64_t area, parsum__div *dv)
 {
-    uint64_t smax;
+    uint64_t qmax = pix == PARSUM__PIX_U8 ? 255 : 65535;
+    uint64_t smax = qmax * area + area / 2;
     switch (pix) {
     case PARSUM__PIX_U8:
-        smax = 255 * area + area / 2;
-        if (smax < 65536 && parsum__div_plan(dv, area, smax))
-            return PARSUM__ACC_U16;
-        parsum__div_plan(dv, area, 0);
-        return smax < ((uint64_t)1 << 32) ? PARSUM__ACC_U32
-                                          : PARSUM__ACC_U64;
     case PARSUM__PIX_U16:
-        smax = 65535 * area + area / 2;
-        parsum__div_plan(dv, area, 0);
+        if (parsum__div_plan(dv, area, smax, qmax) && smax < 65536 &&
+            pix == PARSUM__PIX_U8) /* U16 images never sum in 16 bits */
+            return PARSUM__ACC_U16;
         return smax < ((uint64_t)1 << 32) ? PARSUM__ACC_U32
                                           : PARSUM__ACC_U64;
-    case PARSUM__PIX_I32:
-        parsum__div_plan(dv, area, 0);
-        return PARSUM__ACC_U64;
-    default:
-        parsum__div_plan(dv, area, 0);
-        return PARSUM__ACC_F64;
+    default: /* signed or float sums: only inv_up is used */
+        parsum__div_plan(dv, area, UINT64_MAX, 0);
+        return pix == PARSUM__PIX_I32 ? PARSUM__ACC_U64 : PARSUM__ACC_F64;
     }
 }
 
@@ -343,18 +364,24 @@ static parsum_status bf_scratch(parsum_context *ctx, bf_job *j, int nt)
     size_t row = ROUND64(j->n * j->accb);
     size_t qrow = ROUND64((j->n + (size_t)j->C) * j->accb);
     size_t per = row + qrow, rows, prows = 0;
+    size_t ebytes = ROUND64(j->nedges * sizeof(bf_edge));
     j->row_bytes = per;
     j->q_off = row;
     if (!parsum__mul_size((size_t)nt, per, &rows) ||
         (j->tall && !parsum__mul_size(j->nbands + 1, row, &prows)) ||
-        rows > (size_t)-1 - prows)
+        rows > (size_t)-1 - prows - ebytes)
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows size_t", j->a->fn);
-    unsigned char *p = parsum__scratch(ctx, rows + prows, j->a->fn);
+    unsigned char *p = parsum__scratch(ctx, rows + prows + ebytes, j->a->fn);
     if (p == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
     j->rows = p;
     j->P = p + rows;
+    j->edges = (bf_edge *)(void *)(p + rows + prows);
+    size_t e = 0;
+    for (size_t x = 0; x < j->w; x++)
+        if (x < j->xa || x >= j->xb)
+            edge_terms(j, x, &j->edges[e++]);
     return PARSUM_OK;
 }
 
@@ -380,12 +407,18 @@ parsum_status parsum__cpu_box_filter(parsum_context *ctx,
     size_t win = 2 * a->ry + 1, band = parsum__image_band_forced();
     j.tall = win > BF_DIRECT_ROWS;
     if (band == 0)
-        band = j.tall || 2 * win < BF_BAND_ROWS ? BF_BAND_ROWS : 2 * win;
+        band = j.tall || 4 * win < BF_BAND_ROWS ? BF_BAND_ROWS : 4 * win;
     j.band = band < j.h ? band : j.h;
     j.nbands = (j.h + j.band - 1) / j.band;
     int nt = ctx->threads < 1 ? 1 : ctx->threads;
     if ((size_t)nt > j.nbands)
         nt = (int)j.nbands;
+    j.xa = j.xb = 0;
+    if (j.w > 2 * a->rx) {
+        j.xa = a->rx;
+        j.xb = j.w - a->rx;
+    }
+    j.nedges = j.w - (j.xb - j.xa);
     parsum_status st = bf_scratch(ctx, &j, nt);
     if (st != PARSUM_OK)
         return st;

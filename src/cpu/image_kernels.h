@@ -73,6 +73,12 @@ static inline size_t parsum__acc_size(int acc)
  *     the error term r + s e / 2^(16+k16) stays below d, and the quotient
  *     is exact for every s <= s_max (Granlund and Montgomery, "Division by
  *     invariant integers using multiplication", PLDI 1994, thm. 4.2).
+ *   U32 accumulators, small sums (s < 2^24 and (q_max + 1) d <= 2^22):
+ *     q = trunc(s * inv_f) in float32, inv_f = 1/d rounded up to a float
+ *     (checked exactly: inv_f * d >= 1 in double). The product is never
+ *     below q (as below) and stays under q + 1 because the excess of
+ *     inv_f (< 2^-23) and the rounding (2^-24) add less than
+ *     (q + 1) * 1.5 * 2^-23 < 1/d.
  *   U32 accumulators (s < 2^32): q = trunc(s * inv_up), inv_up = 1/d
  *     rounded up to a double. s * inv_up >= s / d >= q, and rounding is
  *     monotone, so the product is never below q; it stays below q + 1
@@ -88,13 +94,23 @@ typedef struct parsum__div {
     double inv_up; /* 1 / d rounded up */
     uint32_t m16;  /* U16 path: multiplier (0: no U16 path) */
     int k16;       /* U16 path: shift after the high half */
+    float inv_f;   /* 1 / d rounded up to a float */
+    bool small;    /* U32 sums take the float32 division */
 } parsum__div;
 
-/* Fills *dv for area d; s_max16 is the largest s of the U16 path (0 if it
- * is not used). Returns false when no 16-bit multiplier is exact there. */
+/* Fills *dv for area d, sums s <= s_max and quotients <= q_max. Returns
+ * false when s_max < 2^16 but no 16-bit multiplier is exact up to s_max
+ * (the U16 path is then not available). */
 static inline bool parsum__div_plan(parsum__div *dv, uint64_t d,
-                                    uint64_t s_max16)
+                                    uint64_t s_max, uint64_t q_max)
 {
+    float f = (float)(1.0 / (double)d);
+    while ((double)f * (double)d < 1.0) /* exact: 24 x 24 bits */
+        f = nextafterf(f, INFINITY);
+    dv->inv_f = f;
+    dv->small = s_max < ((uint64_t)1 << 24) &&
+                (q_max + 1) * d <= ((uint64_t)1 << 22);
+    uint64_t s_max16 = s_max < 65536 ? s_max : 0;
     dv->d = d;
     dv->half = d / 2;
     /* At most two units in the last place above 1/d (none for powers of
@@ -126,6 +142,8 @@ static inline uint32_t parsum__div_u16(const parsum__div *dv, uint32_t s)
 
 static inline uint32_t parsum__div_u32(const parsum__div *dv, uint32_t s)
 {
+    if (dv->small)
+        return (uint32_t)((float)s * dv->inv_f);
     return (uint32_t)((double)s * dv->inv_up);
 }
 

@@ -278,6 +278,13 @@ ALWAYS_INLINE __m512i carry_idx(int L, int C)
     return (__m512i)(i % (short)C + (short)(L - C));
 }
 
+/* The carry for the next vector when L is not a multiple of C: its lanes
+ * belong to other channels there (lane i: channel (i + base) % C, the
+ * base moving by L), so it is spread again like the vector's totals; for
+ * C dividing L it is already in place and this is a no-op. */
+#define RESPREAD(L, C, PERM, cidx, carry)                                   \
+    ((L) % (C) != 0 ? PERM(cidx, carry) : (carry))
+
 /* Lanes s .. L - 1. */
 ALWAYS_INLINE uint64_t above(int L, int s)
 {
@@ -374,8 +381,10 @@ ALWAYS_INLINE __m512i load8_u64(const void *src, size_t i, int pix, int sq)
         __m512i carry = _mm512_setzero_si512(), prev = carry;               \
         size_t i = 0;                                                       \
         for (; i + (L) <= n; i += (L)) {                                    \
-            __m512i v = ADD(PRE(LOADV(src, i, pix, sq), C), carry);         \
-            carry = PERM(cidx, v);                                          \
+            __m512i v = PRE(LOADV(src, i, pix, sq), C);                     \
+            __m512i t = PERM(cidx, v); /* off the carry chain */            \
+            v = ADD(v, carry);                                              \
+            carry = ADD(RESPREAD(L, C, PERM, cidx, carry), t);             \
             v = ADD(v, _mm512_loadu_si512((const void *)(acc + i)));        \
             _mm512_storeu_si512((void *)(acc + i), v);                      \
             if (mode == 1)                                                  \
@@ -437,15 +446,26 @@ ALWAYS_INLINE void prefix_int_v(const void *in, void *out, size_t n,
     size_t i = 0;
     for (; i + (size_t)L <= n; i += (size_t)L) {
         __m512i v = _mm512_loadu_si512((const void *)(a + i * lane_bytes));
+        /* The block's totals are spread before the carry is added, so the
+         * chain from block to block is one add. */
         if (lane_bytes == 2) {
-            v = _mm512_add_epi16(vpre16(v, C), carry);
-            carry = _mm512_permutexvar_epi16(cidx, v);
+            v = vpre16(v, C);
+            __m512i t = _mm512_permutexvar_epi16(cidx, v);
+            v = _mm512_add_epi16(v, carry);
+            carry = _mm512_add_epi16(
+                RESPREAD(L, C, _mm512_permutexvar_epi16, cidx, carry), t);
         } else if (lane_bytes == 4) {
-            v = _mm512_add_epi32(vpre32(v, C), carry);
-            carry = _mm512_permutexvar_epi32(cidx, v);
+            v = vpre32(v, C);
+            __m512i t = _mm512_permutexvar_epi32(cidx, v);
+            v = _mm512_add_epi32(v, carry);
+            carry = _mm512_add_epi32(
+                RESPREAD(L, C, _mm512_permutexvar_epi32, cidx, carry), t);
         } else {
-            v = _mm512_add_epi64(vpre64(v, C), carry);
-            carry = _mm512_permutexvar_epi64(cidx, v);
+            v = vpre64(v, C);
+            __m512i t = _mm512_permutexvar_epi64(cidx, v);
+            v = _mm512_add_epi64(v, carry);
+            carry = _mm512_add_epi64(
+                RESPREAD(L, C, _mm512_permutexvar_epi64, cidx, carry), t);
         }
         _mm512_storeu_si512((void *)(o + i * lane_bytes), v);
     }
@@ -743,9 +763,18 @@ ALWAYS_INLINE __m512i vdiv_u32(__m512i s, __m512d inv)
     }
 
 #ifdef IMG_AVX512
+/* Small sums: float32 (image_kernels.h), 16 lanes at once. */
 #define INTERIOR_U32_VEC(NARROW)                                            \
     __m512i vh = _mm512_set1_epi32((int)half);                              \
     __m512d vinv = _mm512_set1_pd(dv->inv_up);                              \
+    __m512 vinvf = _mm512_set1_ps(dv->inv_f);                               \
+    for (; dv->small && j + 16 <= count; j += 16) {                         \
+        __m512i s = _mm512_sub_epi32(                                       \
+            _mm512_loadu_si512((const void *)(Q + j + a)),                  \
+            _mm512_loadu_si512((const void *)(Q + j - b)));                 \
+        __m512 f = _mm512_cvtepi32_ps(_mm512_add_epi32(s, vh));             \
+        NARROW(dst + j, _mm512_cvttps_epi32(_mm512_mul_ps(f, vinvf)));      \
+    }                                                                       \
     for (; j + 16 <= count; j += 16) {                                      \
         __m512i s = _mm512_sub_epi32(                                       \
             _mm512_loadu_si512((const void *)(Q + j + a)),                  \
