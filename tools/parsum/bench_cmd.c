@@ -370,6 +370,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (strcmp(a.what, "integral") == 0 || strcmp(a.what, "boxfilter") == 0)
+        return parsum_bench_cuda_image(&a);
     if (is_selection(a.what)) {
         /* The GPU benchmark has one workload per operation (against the
          * same CUB call): 50 % selected by a predicate, runs of 1 to 8. */
