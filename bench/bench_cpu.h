@@ -37,8 +37,8 @@ int parsum_bench_cpu_segmented(const parsum_bench_args *args, FILE *out);
 int parsum_bench_cpu_select(const parsum_bench_args *args, FILE *out);
 
 /* `parsum bench integral|boxfilter` (bench_cpu_image.c): parsum's
- * summed-area table or box filter of square one-channel images (args->n
- * is the side, 0 for a sweep from 1024 to 8192) against a serial loop and
+ * summed-area table or box filter of square one-channel images of args->n
+ * pixels (0: sides 1024 to 8192) against a serial loop and
  * the copies. args->dtype < 0 selects the default cases (integral: u8 ->
  * u32, u8 -> f64 squared, u16 -> u64, f32 -> f64; box filter: u8); the
  * box filter takes args->radius (-1: 1, 3, 7 and 15) and args->border. */

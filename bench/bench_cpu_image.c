@@ -12,8 +12,8 @@
  * data do not fit in it; parsum's result is then checked against the
  * serial loop's (integers exactly, floats to a relative 1e-9).
  *
- * Images are square, SIDE x SIDE (--n, default 8192; `sweep`: 1024 to
- * 8192), one channel, random samples (any bits for integers, [0, 1) for
+ * Images are square, W x W with W = sqrt(--n) (default 2^26: 8192 x 8192;
+ * `sweep`: W = 1024 to 8192), one channel, random samples (any bits for integers, [0, 1) for
  * floats). Bytes each operation must move, and its GB/s:
  *   integral   src read + table written: 5 bytes per pixel for u8 -> u32
  *   boxfilter  src read + dst written: 2 bytes per pixel for u8
@@ -479,6 +479,17 @@ static int_pair natural_pair(parsum_dtype src)
     return p;
 }
 
+/* floor(sqrt(n)). */
+static size_t isqrt(size_t n)
+{
+    size_t r = (size_t)sqrt((double)n);
+    while (r * r > n)
+        r--;
+    while ((r + 1) * (r + 1) <= n)
+        r++;
+    return r;
+}
+
 static int bench_all(img_bench *d, FILE *out)
 {
     static const size_t sweep[] = {1024, 2048, 4096, 8192};
@@ -496,7 +507,7 @@ static int bench_all(img_bench *d, FILE *out)
         print_header(out, d);
     for (size_t c = 0; c < ncase; c++)
         for (size_t z = 0; z < nsize; z++) {
-            d->side = g->n == 0 ? sweep[z] : g->n;
+            d->side = g->n == 0 ? sweep[z] : isqrt(g->n);
             if (d->integral)
                 d->pair = all_types ? pairs[c] : natural_pair(g->dtype);
             d->dtype = all_types ? PARSUM_U8 : g->dtype;
@@ -514,9 +525,9 @@ int parsum_bench_cpu_image(const parsum_bench_args *args, FILE *out)
     memset(&d, 0, sizeof d);
     d.args = args;
     d.integral = strcmp(args->what, "integral") == 0;
-    if (args->n > ((size_t)1 << 16)) {
-        fprintf(stderr, "parsum bench %s: --n is the side of a square "
-                        "image, at most 65536\n",
+    if (args->n > ((size_t)1 << 32)) {
+        fprintf(stderr, "parsum bench %s: --n is the pixel count of a "
+                        "square image, at most 2^32\n",
                 args->what);
         return 2;
     }

@@ -610,8 +610,8 @@ static void test_box_bands(void **state)
 
 /* Each accumulator width with sums at the top of its range: U8 in 16 bits
  * (area 225; 255 is the largest), areas whose 16-bit multiplier fails
- * (203, 245: 32 bits), U8 and U16 in 32 bits near 2^32 / max, and in 64
- * bits past it. */
+ * (203, 245: 32 bits), U8 and U16 in 32 bits near 2^32 / max (U16: area
+ * 3 x 21845 = 65535), and in 64 bits past it. */
 static void test_box_accumulators(void **state)
 {
     (void)state;
@@ -621,7 +621,7 @@ static void test_box_accumulators(void **state)
         {40, 33, 1, 1, PARSUM_U8, 3, 14, -1, FILL_HIGH, 0},
         {40, 33, 0, 1, PARSUM_U8, 17, 3, -1, FILL_HIGH, 0},
         {40, 33, 0, 1, PARSUM_U8, 8, 8, -1, FILL_HIGH, 0},
-        {3, 4, 0, 1, PARSUM_U16, 0, 32767, 3, FILL_HIGH, 0},
+        {3, 4, 0, 1, PARSUM_U16, 1, 10922, 3, FILL_HIGH, 0},
         {9, 7, 0, 1, PARSUM_U16, 130, 130, 1, FILL_HIGH, 0},
         {2, 3, 0, 1, PARSUM_U8, 2100, 2100, 4, FILL_HIGH, 0},
         {6, 5, 0, 1, PARSUM_I32, 40, 40, 2, FILL_HIGH, 0},

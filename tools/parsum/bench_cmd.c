@@ -3,7 +3,7 @@
  * parsing, then the CPU benchmark (bench/bench_cpu.c, bench_cpu_seg.c,
  * bench_cpu_select.c, bench_cpu_image.c) or, when the backend resolves to
  * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
- * bench_cuda_seg.cu. The image benchmarks are CPU only. */
+ * bench_cuda_seg.cu (and bench_cuda_image.cu for the images). */
 #include "cli.h"
 
 #include "bench_args.h"
@@ -41,7 +41,7 @@ static int is_selection(const char *what)
            strcmp(what, "unique") == 0 || strcmp(what, "rle") == 0;
 }
 
-/* integral, boxfilter: square images, --n is the side. */
+/* integral, boxfilter: square images of --n pixels. */
 static int is_image(const char *what)
 {
     return strcmp(what, "integral") == 0 || strcmp(what, "boxfilter") == 0;
@@ -239,7 +239,7 @@ static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
     return parse_select_option(argc, argv, i, a);
 }
 
-/* The image benchmarks: square images of side --n; sample dtypes only. */
+/* The image benchmarks: square images of --n pixels; sample dtypes. */
 static int check_image_args(const parsum_bench_args *a)
 {
     if (a->op != PARSUM_SUM || a->selectivity_set)
@@ -348,30 +348,31 @@ int cli_bench(int argc, char **argv)
     a.selectivity = 50;
     a.radius = -1;
     a.border = PARSUM_BORDER_REFLECT_101; /* OpenCV's default */
-    if (is_image(a.what)) {
-        a.n = 8192;                 /* the side */
+    if (is_image(a.what))
         a.dtype = (parsum_dtype)-1; /* the default cases */
-    }
     int rc = parse_args(argc, argv, &a, &backend);
     if (rc == CLI_EXIT_OK)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (is_image(a.what)) {
-        if (backend == PARSUM_BACKEND_CUDA)
-            return cli_usage_error("bench %s: the image benchmarks run on "
-                                   "the CPU backend only",
-                                   a.what);
+    if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
         return parsum_bench_cpu_image(&a, stdout);
-    }
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
         return parsum_bench_cpu_select(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
-    if (strcmp(a.what, "integral") == 0 || strcmp(a.what, "boxfilter") == 0)
+    if (is_image(a.what)) {
+        /* The GPU benchmark has fixed cases (u8 and a few table types;
+         * radii 1 to 15, REFLECT_101). */
+        if ((int)a.dtype >= 0 || a.image_set)
+            return cli_usage_error("bench %s --backend cuda: --dtype, "
+                                   "--radius and --border apply to the CPU "
+                                   "benchmark only",
+                                   a.what);
         return parsum_bench_cuda_image(&a);
+    }
     if (is_selection(a.what)) {
         /* The GPU benchmark has one workload per operation (against the
          * same CUB call): 50 % selected by a predicate, runs of 1 to 8. */
