@@ -400,8 +400,9 @@ static void test_integral_offsets(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Band edges everywhere (forced heights 1, 2, 3, 7, 16) and the natural
- * bands of larger images (1023 x 769 u8: three bands, the last short). */
+/* Band edges everywhere (forced heights 1, 2, 3, 7, 16: rows alone and in
+ * pairs) and the natural bands of larger images (1023 x 769 u8: three
+ * bands, the last short; float rows of 256 pixels or more). */
 static void test_integral_bands(void **state)
 {
     (void)state;
@@ -418,6 +419,8 @@ static void test_integral_bands(void **state)
         }
     static const int_case big[] = {
         {1023, 769, 0, 1, PARSUM_U8, PARSUM_U32, 0, 0, 0},
+        {300, 97, 1, 3, PARSUM_F32, PARSUM_F64, PARSUM_INTEGRAL_SQUARED, 2,
+         0},
         {1023, 769, 7, 3, PARSUM_U8, PARSUM_U32, PARSUM_INTEGRAL_SQUARED, 0,
          0},
         {777, 301, 1, 4, PARSUM_U16, PARSUM_I64, PARSUM_INTEGRAL_INCLUSIVE,
@@ -430,7 +433,7 @@ static void test_integral_bands(void **state)
          1, 0},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
-        if (!tu_quick || i < 3)
+        if (!tu_quick || i < 4)
             integral_case(&big[i], &failures);
     assert_int_equal(failures, 0);
 }
@@ -632,19 +635,21 @@ static void test_box_accumulators(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Larger images: several natural bands, the interior kernels at length. */
+/* Larger images: several natural bands, the interior kernels at length,
+ * float rows long enough for the four-chain prefix. */
 static void test_box_large(void **state)
 {
     (void)state;
     static const bf_case k[] = {
         {517, 300, 3, 1, PARSUM_U8, 1, 1, -1, FILL_UNIFORM, 0},
+        {300, 70, 1, 3, PARSUM_F64, 2, 3, -1, FILL_UNIFORM, 0},
         {300, 301, 0, 3, PARSUM_U8, 3, 2, 3, FILL_UNIFORM, 0},
         {263, 200, 0, 1, PARSUM_U8, 15, 15, 1, FILL_HIGH, 0},
         {250, 170, 2, 2, PARSUM_U16, 4, 6, 0, FILL_UNIFORM, 0},
         {200, 180, 0, 4, PARSUM_F32, 2, 3, 4, FILL_UNIFORM, 0},
     };
     size_t failures = 0;
-    box_cases(k, tu_quick ? 3 : sizeof k / sizeof k[0], &failures);
+    box_cases(k, tu_quick ? 4 : sizeof k / sizeof k[0], &failures);
     assert_int_equal(failures, 0);
 }
 

@@ -321,14 +321,22 @@ static inline size_t parsum__border_map(int64_t i, size_t n, parsum_border b,
  *      NULL, a kernel may also write the new acc to out (the table row, in
  *      the accumulator's type), with non-temporal stores if stream (not
  *      fenced); it returns 1 if it did, 0 if the caller must.
+ *  rowscan2 (F64 accumulators): two rows, src0 then src1: mid = acc
+ *      after src0, acc after both; bit for bit two rowscan calls (two
+ *      chains of float adds in flight instead of one).
  *  prefix: out[i] = in[i] + in[i - C] + ... in the accumulator type, i < n;
- *      in == out allowed. F64: sequential, as rowscan. */
+ *      in == out allowed. F64: four chains over quarters of the row for
+ *      rows of 256 pixels or more (kernels_image.c), else sequential; the
+ *      grouping depends on n and C only. */
 typedef void (*parsum__img_colsum_fn)(const void *src, size_t pitch,
                                       size_t rows, void *acc, size_t n,
                                       const double *off, void *tmp);
 typedef int (*parsum__img_rowscan_fn)(const void *src, void *acc, size_t n,
                                       int channels, const double *off,
                                       void *out, int stream);
+typedef void (*parsum__img_rowscan2_fn)(const void *src0, const void *src1,
+                                        double *acc, double *mid, size_t n,
+                                        int channels, const double *off);
 typedef void (*parsum__img_prefix_fn)(const void *in, void *out, size_t n,
                                       int channels);
 /* Box filter.
@@ -353,6 +361,7 @@ typedef struct parsum__cpu_image_kernels {
      * need F64; U16 accumulators are the box filter's). */
     parsum__img_colsum_fn colsum[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT][2];
     parsum__img_rowscan_fn rowscan[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT][2];
+    parsum__img_rowscan2_fn rowscan2[PARSUM__PIX_COUNT][2]; /* [pix][sq] */
     parsum__img_prefix_fn prefix[PARSUM__ACC_COUNT];
     parsum__img_vupd_fn vupd[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
     parsum__img_vaxpy_fn vaxpy[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];

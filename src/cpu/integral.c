@@ -35,6 +35,7 @@ typedef struct integral_job {
     const parsum__integral_args *a;
     parsum__img_colsum_fn colsum;
     parsum__img_rowscan_fn rowscan;
+    parsum__img_rowscan2_fn rowscan2; /* float tables; else NULL */
     parsum__img_prefix_fn prefix;
     parsum__stream_copy_fn stream_copy; /* NULL: plain stores */
     bool fused; /* the rowscan kernel may write the table itself */
@@ -43,7 +44,7 @@ typedef struct integral_job {
     unsigned char *slots; /* per band: a flag line, then P_b */
     size_t slot_bytes;
     unsigned char *rows; /* per thread: S, then 16-bit scratch */
-    size_t row_bytes, tmp_off;
+    size_t row_bytes, tmp_off, mid_off;
     const double *offrow; /* NULL, or the channel offsets per sample */
     atomic_size_t next;
 } integral_job;
@@ -161,8 +162,36 @@ static void prefetch_row(const integral_job *j, size_t next, size_t y)
         __builtin_prefetch(p + o, 0, 2);
 }
 
+/* Step 3 for rows [y0, y1) from P. Float tables take rows two at a time
+ * (rowscan2: two chains of float adds; the same bits as one at a time),
+ * mid holding the first row's sums. */
+static void band_rows(const integral_job *j, size_t y0, size_t y1,
+                      size_t next, void *P, void *mid)
+{
+    const parsum__integral_args *a = j->a;
+    size_t pad = a->inclusive ? 0 : 1, b0 = y0;
+    int C = a->src.channels;
+    if (j->rowscan2 != NULL) {
+        for (; y0 + 1 < y1; y0 += 2) {
+            prefetch_row(j, next, y0 - b0);
+            prefetch_row(j, next, y0 + 1 - b0);
+            j->rowscan2(src_row(&a->src, y0), src_row(&a->src, y0 + 1), P,
+                        mid, j->n, C, j->offrow);
+            emit_row(j, table_row(j, y0 + pad), mid);
+            emit_row(j, table_row(j, y0 + 1 + pad), P);
+        }
+    }
+    for (size_t y = y0; y < y1; y++) {
+        char *out = table_row(j, y + pad);
+        prefetch_row(j, next, y - b0);
+        if (!j->rowscan(src_row(&a->src, y), P, j->n, C, j->offrow,
+                        j->fused ? out : NULL, j->stream_copy != NULL))
+            emit_row(j, out, P);
+    }
+}
+
 static void integral_band(integral_job *j, size_t b, size_t next, void *S,
-                          void *tmp)
+                          void *tmp, void *mid)
 {
     const parsum__integral_args *a = j->a;
     size_t y0 = b * j->band;
@@ -182,14 +211,7 @@ static void integral_band(integral_job *j, size_t b, size_t next, void *S,
     }
     if (b == 0 && pad)
         emit_zero_row(j);
-    for (size_t y = y0; y < y1; y++) {
-        char *out = table_row(j, y + pad);
-        prefetch_row(j, next, y - y0);
-        if (!j->rowscan(src_row(&a->src, y), P, j->n, a->src.channels,
-                        j->offrow, j->fused ? out : NULL,
-                        j->stream_copy != NULL))
-            emit_row(j, out, P);
-    }
+    band_rows(j, y0, y1, next, P, mid);
 }
 
 static void integral_worker(void *arg, int tid, int nt)
@@ -204,7 +226,7 @@ static void integral_worker(void *arg, int tid, int nt)
     while (b < j->nbands) {
         size_t next = atomic_fetch_add_explicit(&j->next, 1,
                                                 memory_order_relaxed);
-        integral_band(j, b, next, S, S + j->tmp_off);
+        integral_band(j, b, next, S, S + j->tmp_off, S + j->mid_off);
         b = next;
     }
     if (j->stream_copy != NULL) /* order the streamed stores */
@@ -228,7 +250,8 @@ static parsum_status integral_scratch(parsum_context *ctx, integral_job *j,
     size_t slots, rows, total;
     j->slot_bytes = 64 + row;
     j->tmp_off = row;
-    j->row_bytes = row + ROUND64(j->n * 2);
+    j->mid_off = row + ROUND64(j->n * 2);
+    j->row_bytes = j->mid_off + (j->rowscan2 != NULL ? row : 0);
     if (!parsum__mul_size(j->nbands, j->slot_bytes, &slots) ||
         !parsum__mul_size((size_t)nt, j->row_bytes, &rows) ||
         slots > (size_t)-1 - rows - off)
@@ -260,6 +283,8 @@ parsum_status parsum__cpu_integral(parsum_context *ctx,
     int pix = parsum__pix_of(src->dtype);
     j.colsum = k->colsum[pix][j.acc][a->squared];
     j.rowscan = k->rowscan[pix][j.acc][a->squared];
+    if (j.acc == PARSUM__ACC_F64)
+        j.rowscan2 = k->rowscan2[pix][a->squared];
     j.prefix = k->prefix[j.acc];
     j.band = parsum__image_band(src->height,
                                 j.n * parsum_dtype_size(src->dtype));

@@ -186,6 +186,27 @@ ALWAYS_INLINE void rowscan_f64_c(const void *src, double *acc, size_t n,
     SCALAR_ROWSCAN(double, fval(src, i_, pix, sq, off));
 }
 
+/* Two rows at once (two independent chains of float adds): mid = acc +
+ * the prefix of row 0, then acc = mid + the prefix of row 1, the same
+ * operations in the same order as two calls of rowscan_f64_c. */
+ALWAYS_INLINE void rowscan2_f64_c(const void *s0, const void *s1,
+                                  double *acc, double *mid, size_t n,
+                                  int pix, int sq, const double *off,
+                                  const int C)
+{
+    double r0[4] = {0, 0, 0, 0}, r1[4] = {0, 0, 0, 0};
+    size_t w = n / (size_t)C;
+    for (size_t x = 0; x < w; x++)
+        for (int c = 0; c < C; c++) {
+            size_t i = x * (size_t)C + (size_t)c;
+            r0[c] += fval(s0, i, pix, sq, off);
+            r1[c] += fval(s1, i, pix, sq, off);
+            double m = acc[i] + r0[c];
+            mid[i] = m;
+            acc[i] = m + r1[c];
+        }
+}
+
 /* out[i] = in[i] + in[i - C] + ...; in == out allowed. */
 #define SCALAR_PREFIX(T)                                                    \
     do {                                                                    \
@@ -216,10 +237,46 @@ ALWAYS_INLINE void prefix_u64_c(const void *in, void *out, size_t n,
 {
     SCALAR_PREFIX(uint64_t);
 }
+/* Floats: a sequential sum is a chain of dependent adds (four cycles
+ * each). Rows of PREFIX_F64_SPLIT pixels or more are cut into four
+ * segments (at pixels w / 4, w / 2, 3w / 4: fixed by the row length) summed
+ * as four interleaved chains; then each segment gets the total of those
+ * before it added. The grouping depends on n and C only. */
+#define PREFIX_F64_SPLIT 256
+
 ALWAYS_INLINE void prefix_f64_c(const void *in, void *out, size_t n,
                                 const int C)
 {
-    SCALAR_PREFIX(double);
+    const double *a = (const double *)in;
+    double *o = (double *)out;
+    size_t w = n / (size_t)C, q = w / 4;
+    if (w < PREFIX_F64_SPLIT) {
+        SCALAR_PREFIX(double);
+        return;
+    }
+    double r[4][4] = {{0}};
+    size_t seg[4] = {0, q * (size_t)C, 2 * q * (size_t)C, 3 * q * (size_t)C};
+    for (size_t x = 0; x < q; x++)
+        for (int c = 0; c < C; c++)
+            for (int k = 0; k < 4; k++) {
+                size_t i = seg[k] + x * (size_t)C + (size_t)c;
+                r[k][c] += a[i];
+                o[i] = r[k][c];
+            }
+    for (size_t i = 4 * q * (size_t)C; i < n; i++) { /* the last pixels */
+        size_t c = i % (size_t)C;
+        r[3][c] += a[i];
+        o[i] = r[3][c];
+    }
+    for (int k = 1; k < 4; k++) {
+        double t[4];
+        for (int c = 0; c < C; c++)
+            t[c] = o[seg[k] - (size_t)C + (size_t)c];
+        size_t end = k == 3 ? n : seg[k + 1];
+        for (size_t i = seg[k]; i < end; i += (size_t)C)
+            for (int c = 0; c < C; c++)
+                o[i + (size_t)c] += t[c];
+    }
 }
 
 /* Calls body(..., C) with C a constant 1..4, so that the channel loop of
@@ -603,6 +660,29 @@ INT_KERNELS(i32, I32, 1, _sq)
         return 0;                                                           \
     }
 
+#define FLT_KERNELS2(P, PIX, SQ, SFX)                                       \
+    static void rowscan2_##P##SFX(const void *s0, const void *s1,           \
+                                  double *a, double *mid, size_t n, int C,  \
+                                  const double *o)                          \
+    {                                                                       \
+        if (o == NULL)                                                      \
+            BY_CHANNELS(C, rowscan2_f64_c(s0, s1, a, mid, n, PIX, SQ, NULL, \
+                                          C_));                             \
+        else                                                                \
+            BY_CHANNELS(C, rowscan2_f64_c(s0, s1, a, mid, n, PIX, SQ, o,    \
+                                          C_));                             \
+    }
+FLT_KERNELS2(u8, U8, 0, )
+FLT_KERNELS2(u8, U8, 1, _sq)
+FLT_KERNELS2(u16, U16, 0, )
+FLT_KERNELS2(u16, U16, 1, _sq)
+FLT_KERNELS2(i32, I32, 0, )
+FLT_KERNELS2(i32, I32, 1, _sq)
+FLT_KERNELS2(f32, F32, 0, )
+FLT_KERNELS2(f32, F32, 1, _sq)
+FLT_KERNELS2(f64, F64, 0, )
+FLT_KERNELS2(f64, F64, 1, _sq)
+
 FLT_KERNELS(u8, U8, 0, )
 FLT_KERNELS(u8, U8, 1, _sq)
 FLT_KERNELS(u16, U16, 0, )
@@ -860,6 +940,9 @@ const parsum__cpu_image_kernels PARSUM__CAT(parsum__cpu_image_kernels_,
      FLT_ROW(f32, colsum), FLT_ROW(f64, colsum)},
     {INT_ROW(u8, rowscan), INT_ROW(u16, rowscan), INT_ROW(i32, rowscan),
      FLT_ROW(f32, rowscan), FLT_ROW(f64, rowscan)},
+    {{rowscan2_u8, rowscan2_u8_sq}, {rowscan2_u16, rowscan2_u16_sq},
+     {rowscan2_i32, rowscan2_i32_sq}, {rowscan2_f32, rowscan2_f32_sq},
+     {rowscan2_f64, rowscan2_f64_sq}},
     {prefix_u16, prefix_u32, prefix_u64, prefix_f64},
     {{vupd_u8_u16, vupd_u8_u32, vupd_u8_u64, NULL},
      {NULL, vupd_u16_u32, vupd_u16_u64, NULL},
