@@ -387,7 +387,7 @@ static void kernels_box(const parsum__cpu_image_kernels *v, tu_rng *r,
     }
     for (int pix = 0; pix < PARSUM__PIX_COUNT; pix++)
         for (int acc = 0; acc < PARSUM__ACC_COUNT; acc++) {
-            if (v->vupd[pix][acc] == NULL)
+            if (v->box->vupd[pix][acc] == NULL)
                 continue;
             size_t ab = n * parsum__acc_size(acc), pb = n * 8;
             for (int k = 0; k < 2; k++)
@@ -396,18 +396,18 @@ static void kernels_box(const parsum__cpu_image_kernels *v, tu_rng *r,
             fill_prefix(r, a.mid, KMAX, pix, acc);
             memcpy(&b, &a, sizeof a);
             int64_t coef = (int64_t)tu_below(r, 9) - 4;
-            g->vupd[pix][acc](a.acc, a.src[0], a.src[1], n);
-            v->vupd[pix][acc](b.acc, b.src[0], b.src[1], n);
-            g->vaxpy[pix][acc](a.acc, a.src[1], n, coef);
-            v->vaxpy[pix][acc](b.acc, b.src[1], n, coef);
+            g->box->vupd[pix][acc](a.acc, a.src[0], a.src[1], n);
+            v->box->vupd[pix][acc](b.acc, b.src[0], b.src[1], n);
+            g->box->vaxpy[pix][acc](a.acc, a.src[1], n, coef);
+            v->box->vaxpy[pix][acc](b.acc, b.src[1], n, coef);
             /* any window: Q[j + 2] - Q[j - 1] of the mid row, area 9 */
             parsum__div dv;
             uint64_t qmax = pix == PARSUM__PIX_U8 ? 255 : 65535;
             parsum__div_plan(&dv, 9, qmax * 9 + 4, qmax);
             size_t cnt = n > 3 ? n - 3 : 0;
-            g->interior[pix][acc](a.mid + parsum__acc_size(acc), a.out,
+            g->box->interior[pix][acc](a.mid + parsum__acc_size(acc), a.out,
                                   cnt, 2, 1, &dv);
-            v->interior[pix][acc](b.mid + parsum__acc_size(acc), b.out,
+            v->box->interior[pix][acc](b.mid + parsum__acc_size(acc), b.out,
                                   cnt, 2, 1, &dv);
             if (memcmp(a.acc, b.acc, ab) != 0 ||
                 memcmp(a.out, b.out, cnt * 8 < pb ? cnt * 8 : pb) != 0)

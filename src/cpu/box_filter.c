@@ -400,10 +400,10 @@ parsum_status parsum__cpu_box_filter(parsum_context *ctx,
     uint64_t area = (2 * (uint64_t)a->rx + 1) * (2 * (uint64_t)a->ry + 1);
     j.acc = choose_acc(j.pix, area, &j.dv);
     j.accb = parsum__acc_size(j.acc);
-    j.vupd = k->vupd[j.pix][j.acc];
-    j.vaxpy = k->vaxpy[j.pix][j.acc];
+    j.vupd = k->box->vupd[j.pix][j.acc];
+    j.vaxpy = k->box->vaxpy[j.pix][j.acc];
     j.prefix = k->prefix[j.acc];
-    j.interior = k->interior[j.pix][j.acc];
+    j.interior = k->box->interior[j.pix][j.acc];
     size_t win = 2 * a->ry + 1, band = parsum__image_band_forced();
     j.tall = win > BF_DIRECT_ROWS;
     if (band == 0)

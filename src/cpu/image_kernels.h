@@ -355,6 +355,14 @@ typedef void (*parsum__img_interior_fn)(const void *Q, void *dst,
                                         size_t count, size_t a, size_t b,
                                         const parsum__div *dv);
 
+/* [pix][acc]: U8 with U16, U32, U64; U16 with U32, U64; I32 with U64;
+ * F32 and F64 with F64 (NULL elsewhere). */
+typedef struct parsum__cpu_box_kernels {
+    parsum__img_vupd_fn vupd[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
+    parsum__img_vaxpy_fn vaxpy[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
+    parsum__img_interior_fn interior[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
+} parsum__cpu_box_kernels;
+
 typedef struct parsum__cpu_image_kernels {
     const char *isa;
     /* [pix][acc][squared]; NULL where the pair is not used (float samples
@@ -363,11 +371,7 @@ typedef struct parsum__cpu_image_kernels {
     parsum__img_rowscan_fn rowscan[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT][2];
     parsum__img_rowscan2_fn rowscan2[PARSUM__PIX_COUNT][2]; /* [pix][sq] */
     parsum__img_prefix_fn prefix[PARSUM__ACC_COUNT];
-    parsum__img_vupd_fn vupd[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
-    parsum__img_vaxpy_fn vaxpy[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
-    /* [pix][acc]: U8 with U16, U32, U64; U16 with U32, U64; I32 with
-     * U64; F32 and F64 with F64. */
-    parsum__img_interior_fn interior[PARSUM__PIX_COUNT][PARSUM__ACC_COUNT];
+    const parsum__cpu_box_kernels *box; /* the same instruction set's */
 } parsum__cpu_image_kernels;
 
 /* The table of the instruction set parsum__cpu_kernels_get() uses. */
