@@ -15,7 +15,10 @@
  *   3. walks the band again, now from its L2 cache: each row's prefix is
  *      added to the running table row, T[y] = T[y-1] + rowprefix(y),
  *      starting from P_b, and the row is written to the table (with
- *      non-temporal stores when the table is larger than the caches).
+ *      non-temporal stores when the table is larger than the caches; by
+ *      the AVX-512 row kernel itself for integer tables). Meanwhile the
+ *      thread's next band, claimed before, is prefetched into L2, so that
+ *      memory reads overlap the table's writes.
  * Integer tables run modulo 2^32 (U32) or 2^64 in any grouping, so their
  * bits equal the reference's. Float tables sum in float64; the grouping
  * (the bands and the P chain) depends on the image size only, so results
@@ -43,7 +46,7 @@ typedef struct integral_job {
     size_t n, accb, band, nbands;
     unsigned char *slots; /* per band: a flag line, then P_b */
     size_t slot_bytes;
-    unsigned char *rows; /* per thread: S, then 16-bit scratch */
+    unsigned char *rows; /* per thread: S, 16-bit scratch, rowscan2's mid */
     size_t row_bytes, tmp_off, mid_off;
     const double *offrow; /* NULL, or the channel offsets per sample */
     atomic_size_t next;
