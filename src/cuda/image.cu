@@ -43,11 +43,19 @@ size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
 }
 
 /* Steps 1-3 of the table (image_kernels.cuh) of src into tab. */
+/* 16 or 4 when data and pitch are multiples of it (vector loads), else 0. */
+int load_align(const parsum_image &im)
+{
+    uintptr_t a = reinterpret_cast<uintptr_t>(im.data) | im.pitch;
+    return a % 16 == 0 ? 16 : a % 4 == 0 ? 4 : 0;
+}
+
 template <class Src, class Acc, class Tab, int CH>
 parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
-                      img_out tab, int pad, const term_args &ta, carve &cv)
+                      img_out tab, int pad, term_args ta, carve &cv)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
+    ta.align = load_align(src);
     const sat_geom g = geom_for(src.width, src.height);
     Acc *colsum = static_cast<Acc *>(
         cv.take(g.bands * src.width * CH * sizeof(Acc)));

@@ -118,22 +118,72 @@ __device__ __forceinline__ void block_excl_scan(const Acc (&v)[CH],
     __syncthreads();
 }
 
-/* Loads the PIX pixels of this thread in row `row` as terms (0 past the
- * width). */
-template <class Src, class Acc, int CH>
-__device__ __forceinline__ void load_terms(const char *row, u64 px0, u64 w,
-                                           bool sq, const double *off,
-                                           Acc (&t)[PIX][CH])
+/* The PIX pixels of one thread in one row, raw, as 32-bit words (PIX *
+ * CH * sizeof(Src) is a multiple of 4): loaded as 16- or 4-byte vectors
+ * when the image allows (align, from the host: the largest of 16, 4 that
+ * divides both data and pitch, else 0), sample by sample otherwise and at
+ * the end of a row. Raw words keep many rows in flight in few registers. */
+template <class Src, int CH>
+struct chunk {
+    static constexpr int BYTES = PIX * CH * (int)sizeof(Src);
+    static constexpr int WORDS = BYTES / 4;
+    u32 w[WORDS];
+};
+
+template <class Src, int CH>
+__device__ __forceinline__ void load_chunk(const char *row, u64 px0, u64 w,
+                                           int align, chunk<Src, CH> &c)
 {
-    const Src *r = reinterpret_cast<const Src *>(row);
+    typedef chunk<Src, CH> C;
+    const char *p = row + px0 * CH * sizeof(Src);
+    if (px0 + PIX <= w && align >= 4) {
+        if constexpr (C::WORDS % 4 == 0) {
+            if (align >= 16) {
+#pragma unroll
+                for (int i = 0; i < C::WORDS / 4; i++) {
+                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(p) + i);
+                    c.w[4 * i] = v.x;
+                    c.w[4 * i + 1] = v.y;
+                    c.w[4 * i + 2] = v.z;
+                    c.w[4 * i + 3] = v.w;
+                }
+                return;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < C::WORDS; i++)
+            c.w[i] = __ldg(reinterpret_cast<const u32 *>(p) + i);
+        return;
+    }
+    Src v[PIX * CH];
+#pragma unroll
+    for (int k = 0; k < PIX * CH; k++)
+        v[k] = px0 + k / CH < w ? reinterpret_cast<const Src *>(p)[k] : Src(0);
+    memcpy(c.w, v, C::BYTES);
+}
+
+/* The terms of a chunk (0 past the width). */
+template <class Src, class Acc, int CH>
+__device__ __forceinline__ void chunk_terms(const chunk<Src, CH> &c, u64 px0,
+                                            u64 w, bool sq, const double *off,
+                                            Acc (&t)[PIX][CH])
+{
+    Src v[PIX * CH];
+    memcpy(v, c.w, chunk<Src, CH>::BYTES);
 #pragma unroll
     for (int j = 0; j < PIX; j++)
 #pragma unroll
         for (int c = 0; c < CH; c++)
-            t[j][c] = px0 + j < w ? as_term<Acc>(r[(px0 + j) * CH + c], sq,
-                                                 off[c])
+            t[j][c] = px0 + j < w ? as_term<Acc>(v[j * CH + c], sq, off[c])
                                   : Acc(0);
 }
+
+/* Rows loaded ahead per group: about 16 words of raw data per thread. */
+template <class Src, int CH>
+struct rows_ahead {
+    static constexpr int W = chunk<Src, CH>::WORDS;
+    static constexpr int value = W >= 16 ? 1 : 16 / W > 8 ? 8 : 16 / W;
+};
 
 struct sat_geom {
     u64 strips, bands, band_rows;
@@ -141,6 +191,7 @@ struct sat_geom {
 
 struct term_args {
     bool sq;
+    int align; /* see load_chunk */
     double off[4];
 };
 
@@ -162,27 +213,38 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int c = 0; c < CH; c++)
             col[j][c] = 0;
-    for (u64 y = y0; y < y1; y++) {
-        Acc t[PIX][CH];
-        load_terms<Src, Acc, CH>(in.data + y * in.pitch, px0, in.width,
-                                 ta.sq, ta.off, t);
-        Acc rt[CH];
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            rt[c] = 0;
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1)
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
 #pragma unroll
-            for (int j = 0; j < PIX; j++) {
-                col[j][c] += t[j][c];
-                rt[c] += t[j][c];
+        for (int r = 0; r < G; r++) {
+            if (yg + r >= y1)
+                break;
+            Acc t[PIX][CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+            Acc rt[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                rt[c] = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    col[j][c] += t[j][c];
+                    rt[c] += t[j][c];
+                }
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2)
+                    rt[c] += shfl_xor(rt[c], d);
             }
+            if (lane == 0)
 #pragma unroll
-            for (int d = 16; d > 0; d /= 2)
-                rt[c] += shfl_xor(rt[c], d);
+                for (int c = 0; c < CH; c++)
+                    part[yg + r - y0][warp][c] = rt[c];
         }
-        if (lane == 0)
-#pragma unroll
-            for (int c = 0; c < CH; c++)
-                part[y - y0][warp][c] = rt[c];
     }
     __syncthreads();
     for (u64 i = threadIdx.x; i < (y1 - y0) * CH; i += THREADS) {
@@ -305,37 +367,54 @@ __global__ void __launch_bounds__(THREADS)
             for (int c = 0; c < CH; c++)
                 r0[c] = Tab(0);
     }
-    for (u64 y = y0; y < y1; y++) {
-        Acc t[PIX][CH], tot[CH], excl[CH], all[CH];
-        load_terms<Src, Acc, CH>(in.data + y * in.pitch, px0, in.width,
-                                 ta.sq, ta.off, t);
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+        Acc scv[G][CH];
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            tot[c] = 0;
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1) {
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
 #pragma unroll
-            for (int j = 0; j < PIX; j++) {
-                tot[c] += t[j][c];
-                t[j][c] = tot[c];
+                for (int c = 0; c < CH; c++)
+                    scv[r][c] = strip_carry[((yg + r) * g.strips + s) * CH + c];
             }
-        }
-        block_excl_scan<Acc, CH>(tot, excl, all, sm);
-        Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
-        const Acc *sc = strip_carry + (y * g.strips + s) * CH;
-        Acc base[CH];
 #pragma unroll
-        for (int c = 0; c < CH; c++)
-            base[c] = sc[c] + excl[c];
+        for (int r = 0; r < G; r++) {
+            const u64 y = yg + r;
+            if (y >= y1)
+                break; /* uniform across the block */
+            Acc t[PIX][CH], tot[CH], excl[CH], all[CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
 #pragma unroll
-        for (int j = 0; j < PIX; j++)
-            if (px0 + j < in.width)
+            for (int c = 0; c < CH; c++) {
+                tot[c] = 0;
 #pragma unroll
-                for (int c = 0; c < CH; c++) {
-                    acc[j][c] += base[c] + t[j][c];
-                    orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+                for (int j = 0; j < PIX; j++) {
+                    tot[c] += t[j][c];
+                    t[j][c] = tot[c];
                 }
-        if (pad && s == 0 && threadIdx.x == 0)
+            }
+            block_excl_scan<Acc, CH>(tot, excl, all, sm);
+            Tab *orow =
+                reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+            Acc base[CH];
+#pragma unroll
             for (int c = 0; c < CH; c++)
-                orow[c] = Tab(0);
+                base[c] = scv[r][c] + excl[c];
+#pragma unroll
+            for (int j = 0; j < PIX; j++)
+                if (px0 + j < in.width)
+#pragma unroll
+                    for (int c = 0; c < CH; c++) {
+                        acc[j][c] += base[c] + t[j][c];
+                        orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+                    }
+            if (pad && s == 0 && threadIdx.x == 0)
+                for (int c = 0; c < CH; c++)
+                    orow[c] = Tab(0);
+        }
     }
 }
 
@@ -513,6 +592,28 @@ __device__ __forceinline__ void border_terms(i64 k, i64 n, int border,
     }
 }
 
+/* The mean of a window sum: floats divided in float64; integers
+ * floor((sum + area / 2) / area) exactly (the true sum fits in int64, so
+ * the modular sum is it; U32 tables only serve unsigned images whose
+ * window sums fit in 32 bits). The float64 quotient is corrected by one
+ * where its rounding crossed an integer. */
+template <class Dst, class Tab, class Acc>
+__device__ __forceinline__ Dst box_mean(Acc s, i64 area)
+{
+    if constexpr (Acc(0.5) != Acc(0)) {
+        return (Dst)(s / (double)area);
+    } else {
+        i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
+        i64 num = v + area / 2;
+        i64 q = (i64)floor((double)num / (double)area);
+        if (q * area > num)
+            q--;
+        else if ((q + 1) * area <= num)
+            q++;
+        return (Dst)q;
+    }
+}
+
 struct box_geom {
     u64 width, height;
     i64 rx, ry;
@@ -530,14 +631,28 @@ __global__ void box_eval_kernel(table_view<Tab> t, box_geom g, img_out dst)
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < total;
          i += (u64)gridDim.x * blockDim.x) {
         const i64 y = (i64)(i / g.width), x = (i64)(i % g.width);
+        Dst *o = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch) +
+                 (u64)x * CH;
+        if (y + g.ry < (i64)g.height && x + g.rx < (i64)g.width &&
+            y - g.ry >= 0 && x - g.rx >= 0) {
+            /* Inside: four corners (row and column -1 are the table's
+             * zero row and column). */
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc s = (Acc)t.P(y + g.ry, x + g.rx, c) -
+                        (Acc)t.P(y - g.ry - 1, x + g.rx, c) -
+                        (Acc)t.P(y + g.ry, x - g.rx - 1, c) +
+                        (Acc)t.P(y - g.ry - 1, x - g.rx - 1, c);
+                o[c] = box_mean<Dst, Tab>(s, g.area);
+            }
+            continue;
+        }
         terms ty, tx;
         ty.n = tx.n = 0;
         border_terms(y + g.ry, (i64)g.height, g.border, 1, ty);
         border_terms(y - g.ry - 1, (i64)g.height, g.border, -1, ty);
         border_terms(x + g.rx, (i64)g.width, g.border, 1, tx);
         border_terms(x - g.rx - 1, (i64)g.width, g.border, -1, tx);
-        Dst *o = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch) +
-                 (u64)x * CH;
 #pragma unroll
         for (int c = 0; c < CH; c++) {
             Acc s = 0;
@@ -547,16 +662,7 @@ __global__ void box_eval_kernel(table_view<Tab> t, box_geom g, img_out dst)
                     row += (Acc)tx.coef[b] * (Acc)t.P(ty.idx[a], tx.idx[b], c);
                 s += (Acc)ty.coef[a] * row;
             }
-            if constexpr (Acc(0.5) != Acc(0)) {
-                o[c] = (Dst)(s / (double)g.area);
-            } else {
-                /* The true sum fits in int64 (checked by the host), so the
-                 * modular sum is it; U32 tables only for unsigned images
-                 * whose sums fit in 32 bits. */
-                i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
-                i64 num = v + g.area / 2;
-                o[c] = (Dst)floor_div(num, g.area);
-            }
+            o[c] = box_mean<Dst, Tab>(s, g.area);
         }
     }
 }
