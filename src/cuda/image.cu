@@ -5,6 +5,7 @@
 #include "cuda_internal.h"
 #include "image_kernels.cuh"
 
+#include <algorithm>
 #include <type_traits>
 
 using namespace parsum_img;
@@ -56,6 +57,7 @@ parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     ta.align = load_align(src);
+    ta.store_vec = ((reinterpret_cast<uintptr_t>(tab.data) | tab.pitch) % 16) == 0;
     const sat_geom g = geom_for(src.width, src.height);
     Acc *colsum = static_cast<Acc *>(
         cv.take(g.bands * src.width * CH * sizeof(Acc)));
@@ -265,11 +267,16 @@ parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                          1};
     box_geom g = {a->src.width,      a->src.height, (i64)a->rx, (i64)a->ry,
                   (int)a->border,
-                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1)};
+                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
+    g.inv_area = 1.0 / (double)g.area;
     img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
+    /* Blocks across a row, rows spread over the rest of the grid. */
+    unsigned gx = (unsigned)((a->src.width + THREADS - 1) / THREADS);
+    unsigned gy = (unsigned)std::min<u64>(a->src.height,
+                                          std::max<u64>(1, 65536 / gx));
+    gy = std::min(gy, 65535u);
     box_eval_kernel<Dst, Tab, Acc, CH>
-        <<<aux_grid(ctx, a->src.width * a->src.height, THREADS), THREADS, 0,
-           parsum__cuda_st(ctx)->stream>>>(t, g, d);
+        <<<dim3(gx, gy), THREADS, 0, parsum__cuda_st(ctx)->stream>>>(t, g, d);
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
     return PARSUM_OK;
 }
