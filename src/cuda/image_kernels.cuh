@@ -755,6 +755,122 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+
+/* The source index that virtual index i reads along an axis of n samples
+ * under the border rule, or -1 (ZERO border outside): the rule of
+ * parsum__ref_border_index. */
+__device__ __forceinline__ i64 border_map(i64 i, i64 n, int border)
+{
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case 0: return -1;
+    case 1: return i < 0 ? 0 : n - 1;
+    case 4: { i64 r = i % n; return r < 0 ? r + n : r; }
+    case 2: {
+        i64 p = 2 * n, k = i % p;
+        k = k < 0 ? k + p : k;
+        return k < n ? k : p - 1 - k;
+    }
+    default: {
+        if (n == 1)
+            return 0;
+        i64 p = 2 * n - 2, k = i % p;
+        k = k < 0 ? k + p : k;
+        return k < n ? k : p - k;
+    }
+    }
+}
+
+/* The box filter for horizontal radii up to BOX_STREAM_MAX_RX, in one pass
+ * over the image: a block owns a strip of STRIP virtual columns (its
+ * outputs plus rx + 1 columns of halo on the left and rx on the right)
+ * and a band of rows. Each thread keeps the vertical window sums of its 4
+ * columns (add the row entering the window, subtract the row leaving it,
+ * rows and columns mapped through the border rule); per row a block scan
+ * turns them into row prefix sums P in shared memory, and an output is
+ * P(i + 2 rx + 1) - P(i): the table's differences, without storing the
+ * table. Reads each row twice (entering and leaving), writes once. */
+constexpr int BOX_STREAM_MAX_RX = 127;
+constexpr u64 BOX_STREAM_BAND = 128;
+
+template <class Dst, class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    box_stream_kernel(img_in in, img_out dst, box_geom g, u64 band_rows)
+{
+    __shared__ Acc P[CH][STRIP];
+    __shared__ Acc sm[WARPS * CH];
+    const i64 W = (i64)in.width, H = (i64)in.height;
+    const int ow = STRIP - 2 * (int)g.rx - 1; /* outputs per strip */
+    const i64 x0 = (i64)blockIdx.x * ow;
+    const i64 y0 = (i64)(blockIdx.y * band_rows);
+    const i64 y1 = min(H, y0 + (i64)band_rows);
+    i64 col[PIX];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+        col[j] = border_map(x0 - g.rx - 1 + PIX * (i64)threadIdx.x + j, W,
+                            g.border);
+    Acc cs[PIX][CH];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            cs[j][c] = 0;
+    auto add_row = [&](i64 yy, bool add) {
+        const i64 sy = border_map(yy, H, g.border);
+        if (sy < 0)
+            return;
+        const Dst *r = reinterpret_cast<const Dst *>(in.data + sy * in.pitch);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+            if (col[j] >= 0)
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    Acc v = as_term<Acc>(r[col[j] * CH + c], false, 0.0);
+                    cs[j][c] = add ? cs[j][c] + v : cs[j][c] - v;
+                }
+    };
+    for (i64 dy = -g.ry; dy <= g.ry; dy++)
+        add_row(y0 + dy, true);
+    for (i64 y = y0; y < y1; y++) {
+        if (y > y0) {
+            add_row(y + g.ry, true);
+            add_row(y - g.ry - 1, false);
+        }
+        Acc loc[PIX][CH], tot[CH], excl[CH], all[CH];
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            Acc run = 0;
+#pragma unroll
+            for (int j = 0; j < PIX; j++) {
+                run += cs[j][c];
+                loc[j][c] = run;
+            }
+            tot[c] = run;
+        }
+        block_excl_scan<Acc, CH>(tot, excl, all, sm);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                P[c][PIX * threadIdx.x + j] = excl[c] + loc[j][c];
+        __syncthreads();
+        Dst *orow = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch);
+#pragma unroll
+        for (int j = 0; j < PIX; j++) {
+            const int i = PIX * (int)threadIdx.x + j;
+            if (i < ow && x0 + i < W)
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    Acc sum = P[c][i + 2 * g.rx + 1] - P[c][i];
+                    orow[(x0 + i) * CH + c] =
+                        box_mean<Dst, Acc>(sum, g.area, g.inv_area);
+                }
+        }
+        __syncthreads(); /* P is rewritten by the next row */
+    }
+}
+
 } /* namespace parsum_img */
 
 #endif
