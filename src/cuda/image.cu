@@ -264,9 +264,13 @@ parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                       (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
         g.inv_area = 1.0 / (double)g.area;
         const u64 ow = STRIP - 2 * a->rx - 1;
-        u64 band = std::max<u64>(BOX_STREAM_BAND,
-                                 (a->src.height + 65534) / 65535);
-        dim3 grid((unsigned)((a->src.width + ow - 1) / ow),
+        /* About 600 blocks (a few per multiprocessor), bands of 32 to 128
+         * rows: taller bands spend less on starting the window sums. */
+        const u64 strips = (a->src.width + ow - 1) / ow;
+        u64 band = a->src.height * strips / 600;
+        band = std::min<u64>(BOX_STREAM_BAND, std::max<u64>(32, band));
+        band = std::max<u64>(band, (a->src.height + 65534) / 65535);
+        dim3 grid((unsigned)strips,
                   (unsigned)((a->src.height + band - 1) / band));
         img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
         box_stream_kernel<Dst, Acc, CH>
