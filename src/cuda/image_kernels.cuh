@@ -79,6 +79,24 @@ __device__ __forceinline__ T shfl_xor(T v, int d)
     return __shfl_xor_sync(0xffffffffu, v, d);
 }
 
+/* The sum over the warp, in every lane; one instruction for 32-bit
+ * integers (sm_80 and later), a fixed butterfly otherwise. */
+template <class T>
+__device__ __forceinline__ T warp_sum(T v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (sizeof(T) == 4 && T(0.5) == T(0))
+        return (T)__reduce_add_sync(0xffffffffu, (unsigned)v);
+    else
+#endif
+    {
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2)
+            v += shfl_xor(v, d);
+        return v;
+    }
+}
+
 /* Exclusive scan over the block of one value per channel per thread, in a
  * fixed order (deterministic for floats). smem: WARPS * CH values.
  * total gets the block's sum. Contains two __syncthreads. */
@@ -170,12 +188,14 @@ __device__ __forceinline__ void chunk_terms(const chunk<Src, CH> &c, u64 px0,
 {
     Src v[PIX * CH];
     memcpy(v, c.w, chunk<Src, CH>::BYTES);
+    const bool full = px0 + PIX <= w;
 #pragma unroll
     for (int j = 0; j < PIX; j++)
 #pragma unroll
         for (int c = 0; c < CH; c++)
-            t[j][c] = px0 + j < w ? as_term<Acc>(v[j * CH + c], sq, off[c])
-                                  : Acc(0);
+            t[j][c] = full || px0 + j < w
+                          ? as_term<Acc>(v[j * CH + c], sq, off[c])
+                          : Acc(0);
 }
 
 /* Rows loaded ahead per group: about 64 bytes of raw data per thread in
@@ -240,9 +260,7 @@ __global__ void __launch_bounds__(THREADS)
                     col[j][c] += t[j][c];
                     rt[c] += t[j][c];
                 }
-#pragma unroll
-                for (int d = 16; d > 0; d /= 2)
-                    rt[c] += shfl_xor(rt[c], d);
+                rt[c] = warp_sum(rt[c]);
             }
             if (lane == 0)
 #pragma unroll
