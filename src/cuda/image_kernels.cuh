@@ -120,18 +120,20 @@ __device__ __forceinline__ void block_excl_scan(const Acc (&v)[CH],
             smem[warp * CH + c] = inc[c];
     }
     __syncthreads();
+    /* Lanes 0 .. WARPS - 1 of every warp scan the warp totals (a few
+     * shuffles, instead of every thread adding up all of them). */
 #pragma unroll
     for (int c = 0; c < CH; c++) {
-        Acc before = 0, all = 0;
+        Acc wt = lane < WARPS ? smem[lane * CH + c] : Acc(0);
 #pragma unroll
-        for (int w = 0; w < WARPS; w++) {
-            Acc t = smem[w * CH + c];
-            if (w < warp)
-                before += t;
-            all += t;
+        for (int d = 1; d < WARPS; d *= 2) {
+            Acc o = shfl_up(wt, d);
+            if (lane >= d)
+                wt += o;
         }
-        excl[c] = before + (inc[c] - v[c]);
-        total[c] = all;
+        Acc before = __shfl_sync(0xffffffffu, wt, warp > 0 ? warp - 1 : 0);
+        total[c] = __shfl_sync(0xffffffffu, wt, WARPS - 1);
+        excl[c] = (warp > 0 ? before : Acc(0)) + (inc[c] - v[c]);
     }
     __syncthreads();
 }
