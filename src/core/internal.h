@@ -76,6 +76,7 @@ typedef struct parsum__box_sums_args {
     parsum_image table;
     bool inclusive;
     bool means;
+    bool squared; /* a SQUARED table: the offset is not added back */
     const double *offset; /* NULL or table.channels values, host memory */
     const parsum_rect *rects;
     size_t nrect;

@@ -296,6 +296,16 @@ parsum_status parsum__cpu_select(parsum_context *ctx,
                                  const struct parsum__select_args *a);
 parsum_status parsum__cpu_runs(parsum_context *ctx,
                                const struct parsum__runs_args *a);
+/* Images (src/cpu/image.c). */
+struct parsum__integral_args;
+struct parsum__box_sums_args;
+struct parsum__box_filter_args;
+parsum_status parsum__cpu_integral(parsum_context *ctx,
+                                   const struct parsum__integral_args *a);
+parsum_status parsum__cpu_box_sums(parsum_context *ctx,
+                                   const struct parsum__box_sums_args *a);
+parsum_status parsum__cpu_box_filter(parsum_context *ctx,
+                                     const struct parsum__box_filter_args *a);
 
 #ifdef __cplusplus
 }

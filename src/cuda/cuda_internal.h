@@ -282,6 +282,13 @@ parsum_status parsum__cuda_select(parsum_context *ctx,
                                   const parsum__select_args *a);
 parsum_status parsum__cuda_runs(parsum_context *ctx,
                                 const parsum__runs_args *a);
+/* Images (image.cu). */
+parsum_status parsum__cuda_integral(parsum_context *ctx,
+                                    const struct parsum__integral_args *a);
+parsum_status parsum__cuda_box_sums(parsum_context *ctx,
+                                    const struct parsum__box_sums_args *a);
+parsum_status parsum__cuda_box_filter(parsum_context *ctx,
+                                      const struct parsum__box_filter_args *a);
 
 /* Unloads every compiled custom operator of st (custom.cu). The caller has
  * made st's device current and synchronized its stream. */

@@ -106,6 +106,28 @@ void parsum__ref_partition3(const parsum_selector *first,
 size_t parsum__ref_runs(const parsum__ref_buffers *b, bool nontrivial,
                         uint64_t *lengths, uint64_t *offsets);
 
+/* Images (parsum.h, "Images"): descriptors have pitch resolved (not 0). */
+double parsum__ref_sample_f64(const parsum_image *im, size_t x, size_t y,
+                              int c);
+int64_t parsum__ref_sample_i64(const parsum_image *im, size_t x, size_t y,
+                               int c);
+/* Each channel's float64 mean, summed row by row, left to right. */
+void parsum__ref_image_mean(const parsum_image *src, double *mean);
+/* Returns PARSUM_ERR_OUT_OF_MEMORY if its two rows of column sums cannot
+ * be allocated. */
+parsum_status parsum__ref_integral(const parsum_image *src,
+                                   const parsum_image *table, bool inclusive,
+                                   bool squared, const double *offset);
+void parsum__ref_box_sums(const parsum_image *table, bool inclusive,
+                          bool means, bool squared, const double *offset,
+                          const parsum_rect *rects, size_t nrect, void *out);
+/* The source index that position i (possibly outside [0, n)) reads under
+ * border; *zero is set for ZERO borders outside the image. */
+size_t parsum__ref_border_index(int64_t i, size_t n, parsum_border border,
+                                bool *zero);
+void parsum__ref_box_filter(const parsum_image *src, const parsum_image *dst,
+                            size_t rx, size_t ry, parsum_border border);
+
 #ifdef __cplusplus
 }
 #endif
