@@ -1,0 +1,274 @@
+/*
+ * test_box_filter.c - parsum_box_filter against the serial reference
+ * (src/ref/ref_image.c: each window summed directly) and against OpenCV's
+ * cv2.blur as an outside oracle.
+ *
+ *   reference  every dtype x border mode, radii 0 .. larger than the
+ *              image, rx != ry, 1-4 channels, sizes 1 x 1, 1 x N, N x 1,
+ *              odd sizes and 1023 x 769, rows with padding; integer means
+ *              exact (floor((sum + area / 2) / area)), float ones within
+ *              their rounding
+ *   opencv     cv2.blur on u8 RGB and f32 images for the four borders it
+ *              shares (CONSTANT = ZERO, REPLICATE = CLAMP, REFLECT,
+ *              REFLECT_101); OpenCV rounds u8 means its own way, so they
+ *              may differ by 1
+ *   errors     dtype, shape, border, radius and overlap rules
+ */
+#include "test_image_util.h"
+
+#include "ref/ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const border_names[] = {"zero", "clamp", "reflect",
+                                           "reflect101", "wrap"};
+
+static double fbound(const void *user, size_t x, size_t y, int c)
+{
+    (void)x, (void)y, (void)c;
+    return *(const double *)user;
+}
+
+static size_t run_case(const parsum_image *h, size_t rx, size_t ry,
+                       parsum_border border, size_t pad, const char *what)
+{
+    parsum_image want = ti_host(h->width, h->height, h->channels, h->dtype, 0);
+    parsum_image got = ti_host(h->width, h->height, h->channels, h->dtype,
+                               parsum_dtype_size(h->dtype));
+    parsum_image d = ti_to_ctx(h, pad), dd = ti_ctx_like(h, 2 * pad);
+    TU_OK(parsum_box_filter(tu_ctx, &d, &dd, rx, ry, border));
+    ti_from_ctx(&got, &dd);
+    parsum__ref_box_filter(h, &want, rx, ry, border);
+    double b = h->dtype == PARSUM_F32 ? 2e-6 : 1e-12;
+    size_t bad = ti_compare(&want, &got, tu_is_float(h->dtype) ? fbound : NULL,
+                            &b, what);
+    if (!ti_padding_intact(&got))
+        bad++, print_error("%s: row padding written\n", what);
+    ti_ctx_free(&d);
+    ti_ctx_free(&dd);
+    ti_host_free(&want);
+    ti_host_free(&got);
+    return bad;
+}
+
+static void range_of(parsum_dtype d, double *lo, double *hi)
+{
+    switch (d) {
+    case PARSUM_U8: *lo = 0; *hi = 255; break;
+    case PARSUM_U16: *lo = 0; *hi = 65535; break;
+    case PARSUM_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+    default: *lo = -1; *hi = 1; break;
+    }
+}
+
+static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_U16, PARSUM_I32,
+                                   PARSUM_F32, PARSUM_F64};
+
+static void test_reference(void **state)
+{
+    (void)state;
+    static const size_t sizes[][2] = {{1, 1}, {300, 1}, {1, 211}, {37, 23},
+                                      {130, 67}, {5, 3}};
+    static const size_t radii[][2] = {{0, 0}, {1, 1}, {2, 5}, {7, 3},
+                                      {15, 15}, {40, 1}, {0, 9}};
+    size_t failures = 0, ncase = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t di = 0; di < 5; di++)
+            for (int bo = 0; bo < 5; bo++)
+                for (size_t ri = 0; ri < sizeof radii / sizeof *radii; ri++) {
+                    int ch = 1 + (int)(ncase++ % 4);
+                    parsum_dtype dt = dts[di];
+                    tu_rng r = tu_rng_for(s, dt, (uint64_t)bo, ri);
+                    parsum_image h = ti_host(sizes[s][0], sizes[s][1], ch, dt,
+                                             s % 2 ? parsum_dtype_size(dt) : 0);
+                    double lo, hi;
+                    range_of(dt, &lo, &hi);
+                    ti_fill(&r, &h, lo, hi);
+                    char what[160];
+                    snprintf(what, sizeof what,
+                             "box %s %zux%zu ch %d r %zu,%zu %s",
+                             parsum_dtype_name(dt), h.width, h.height, ch,
+                             radii[ri][0], radii[ri][1], border_names[bo]);
+                    if (run_case(&h, radii[ri][0], radii[ri][1],
+                                 (parsum_border)bo, s % 3 ? 8 : 0, what))
+                        tu_report(&failures, "%s failed", what);
+                    ti_host_free(&h);
+                }
+    assert_int_equal(failures, 0);
+}
+
+static void test_large(void **state)
+{
+    (void)state;
+    static const struct { size_t w, h, rx, ry; parsum_dtype d; int ch; parsum_border b; } cases[] = {
+        {1023, 769, 15, 15, PARSUM_U8, 1, PARSUM_BORDER_REFLECT_101},
+        {2048, 64, 3, 3, PARSUM_U8, 4, PARSUM_BORDER_CLAMP},
+        {700, 300, 5, 2, PARSUM_U16, 3, PARSUM_BORDER_WRAP},
+        {700, 300, 4, 6, PARSUM_F32, 1, PARSUM_BORDER_ZERO},
+        {513, 257, 9, 1, PARSUM_I32, 2, PARSUM_BORDER_REFLECT},
+    };
+    size_t failures = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (tu_quick && i == 0)
+            continue;
+        tu_rng r = tu_rng_for(23, i, 0, 0);
+        parsum_image h = ti_host(cases[i].w, cases[i].h, cases[i].ch,
+                                 cases[i].d, 0);
+        double lo, hi;
+        range_of(cases[i].d, &lo, &hi);
+        ti_fill(&r, &h, lo, hi);
+        char what[128];
+        snprintf(what, sizeof what, "box %s %zux%zu r %zu,%zu %s",
+                 parsum_dtype_name(cases[i].d), h.width, h.height,
+                 cases[i].rx, cases[i].ry, border_names[cases[i].b]);
+        if (run_case(&h, cases[i].rx, cases[i].ry, cases[i].b, 0, what))
+            tu_report(&failures, "%s failed", what);
+        ti_host_free(&h);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* cv2.blur with each shared border: argv = in out w h ch depth kx ky
+ * border; writes the result raw. */
+static const char cv_code[] =
+    "import sys, numpy as np, cv2\n"
+    "w, h, ch = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])\n"
+    "dt = np.uint8 if sys.argv[6] == 'u8' else np.float32\n"
+    "img = np.fromfile(sys.argv[1], dtype=dt).reshape(h, w, ch)\n"
+    "b = {'zero': cv2.BORDER_CONSTANT, 'clamp': cv2.BORDER_REPLICATE,\n"
+    "     'reflect': cv2.BORDER_REFLECT, 'reflect101': cv2.BORDER_REFLECT_101}[sys.argv[9]]\n"
+    "out = cv2.blur(img, (int(sys.argv[7]), int(sys.argv[8])), borderType=b)\n"
+    "out.reshape(h, w, ch).astype(dt).tofile(sys.argv[2])\n";
+
+static void opencv_case(parsum_dtype dt, int ch, size_t rx, size_t ry,
+                        parsum_border bo, size_t *failures)
+{
+    size_t w = 211, h = 157, ss = parsum_dtype_size(dt);
+    size_t bytes = w * h * (size_t)ch * ss;
+    tu_rng r = tu_rng_for(29, dt, rx, (uint64_t)bo);
+    parsum_image img = ti_host(w, h, ch, dt, 0);
+    ti_fill(&r, &img, dt == PARSUM_U8 ? 0 : -1, dt == PARSUM_U8 ? 255 : 1);
+    char in[256], out[256], a[6][32];
+    ti_tmpname(in, sizeof in, "cvb_in");
+    ti_tmpname(out, sizeof out, "cvb_out");
+    FILE *f = fopen(in, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(img.data, 1, bytes, f), bytes);
+    fclose(f);
+    snprintf(a[0], 32, "%zu", w);
+    snprintf(a[1], 32, "%zu", h);
+    snprintf(a[2], 32, "%d", ch);
+    snprintf(a[3], 32, "%s", dt == PARSUM_U8 ? "u8" : "f32");
+    snprintf(a[4], 32, "%zu", 2 * rx + 1);
+    snprintf(a[5], 32, "%zu", 2 * ry + 1);
+    const char *args[] = {in, out, a[0], a[1], a[2], a[3], a[4], a[5],
+                          border_names[bo]};
+    int rc = ti_python_cv2(cv_code, args, 9);
+    remove(in);
+    if (rc == 77) {
+        remove(out);
+        ti_host_free(&img);
+        skip();
+    }
+    assert_int_equal(rc, 0);
+    parsum_image want = ti_host(w, h, ch, dt, 0), got = ti_host(w, h, ch, dt, 0);
+    f = fopen(out, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(want.data, 1, bytes, f), bytes);
+    fclose(f);
+    remove(out);
+    parsum_image d = ti_to_ctx(&img, 0), dd = ti_ctx_like(&img, 0);
+    TU_OK(parsum_box_filter(tu_ctx, &d, &dd, rx, ry, bo));
+    ti_from_ctx(&got, &dd);
+    size_t bad = 0;
+    for (size_t i = 0; i < w * h * (size_t)ch; i++) {
+        double x = tu_get(dt, want.data, i), y = tu_get(dt, got.data, i);
+        double tol = dt == PARSUM_U8 ? 1 : 1e-5;
+        if (fabs(x - y) > tol && bad++ < TU_MAX_REPORTS)
+            print_error("cv2.blur %s r %zu,%zu %s: sample %zu: cv2 %g, parsum "
+                        "%g\n",
+                        parsum_dtype_name(dt), rx, ry, border_names[bo], i, x,
+                        y);
+    }
+    if (bad)
+        tu_report(failures, "cv2.blur %s %s: %zu samples differ",
+                  parsum_dtype_name(dt), border_names[bo], bad);
+    ti_ctx_free(&d);
+    ti_ctx_free(&dd);
+    ti_host_free(&img);
+    ti_host_free(&want);
+    ti_host_free(&got);
+}
+
+static void test_opencv(void **state)
+{
+    (void)state;
+    size_t failures = 0;
+    for (int bo = 0; bo < 4; bo++) {
+        opencv_case(PARSUM_U8, 3, 3, 2, (parsum_border)bo, &failures);
+        opencv_case(PARSUM_U8, 1, 7, 7, (parsum_border)bo, &failures);
+        opencv_case(PARSUM_F32, 1, 2, 4, (parsum_border)bo, &failures);
+    }
+    assert_int_equal(failures, 0);
+}
+
+#define EXPECT_ERR(want, call)                                                \
+    do {                                                                     \
+        parsum_status st_ = (call);                                          \
+        if (st_ != (want)) {                                                 \
+            print_error("%s:%d: %s returned %s, want %s (%s)\n", __FILE__,   \
+                        __LINE__, #call, parsum_status_name(st_),            \
+                        parsum_status_name(want), parsum_last_error(tu_ctx)); \
+            fail();                                                          \
+        }                                                                    \
+    } while (0)
+
+static void test_errors(void **state)
+{
+    (void)state;
+    parsum_image h = ti_host(8, 6, 2, PARSUM_U8, 0);
+    memset(h.data, 3, 96);
+    parsum_image s = ti_to_ctx(&h, 0), d = ti_ctx_like(&h, 0), b;
+    TU_OK(parsum_box_filter(tu_ctx, &s, &d, 1, 2, PARSUM_BORDER_CLAMP));
+    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_box_filter(NULL, &s, &d, 1, 1, 0));
+    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_box_filter(tu_ctx, &s, NULL, 1, 1, 0));
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, 1, 1, (parsum_border)5));
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, (1u << 20) + 1, 1, 0));
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &s, 1, 1, 0));
+    b = d; b.width = 7;
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
+    b = d; b.channels = 1;
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
+    b = d; b.dtype = PARSUM_I8;
+    parsum_image s8 = s; s8.dtype = PARSUM_I8;
+    EXPECT_ERR(PARSUM_ERR_INVALID_DTYPE, parsum_box_filter(tu_ctx, &s8, &b, 1, 1, 0));
+    b = d; b.height = 3; b.data = (char *)s.data + 16; b.pitch = 16;
+    parsum_image s3 = s; s3.height = 3;
+    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s3, &b, 1, 1, 0));
+    b = s; b.where = tu_backend == PARSUM_BACKEND_CUDA ? PARSUM_MEM_HOST : PARSUM_MEM_DEVICE;
+    EXPECT_ERR(PARSUM_ERR_WRONG_MEMORY_SPACE, parsum_box_filter(tu_ctx, &b, &d, 1, 1, 0));
+    /* Radius 2^20 on a tiny image is valid: the border rule repeats. */
+    TU_OK(parsum_box_filter(tu_ctx, &s, &d, 1u << 20, 0, PARSUM_BORDER_WRAP));
+    unsigned char out[96];
+    ti_from_ctx(&(parsum_image){out, 8, 6, 0, 2, PARSUM_U8, PARSUM_MEM_HOST}, &d);
+    for (int i = 0; i < 96; i++)
+        assert_int_equal(out[i], 3);
+    ti_ctx_free(&s);
+    ti_ctx_free(&d);
+    ti_host_free(&h);
+}
+
+int main(void)
+{
+    tu_init("box_filter");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference),
+        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_opencv),
+        cmocka_unit_test(test_errors),
+    };
+    return tu_finish(TU_RUN("box_filter", tests));
+}

@@ -1,0 +1,46 @@
+/*
+ * test_image_util.h - images for the image tests: host images with any
+ * pitch filled with random samples, their copies in the context's memory
+ * (any pitch there too, poisoned padding), and the way back.
+ */
+#ifndef PARSUM_TEST_IMAGE_UTIL_H
+#define PARSUM_TEST_IMAGE_UTIL_H
+
+#include "test_util.h"
+
+/* A host image of w x h pixels, `pad` bytes of padding after each row
+ * (pitch = row bytes + pad; pad a multiple of the sample size), poisoned. */
+parsum_image ti_host(size_t w, size_t h, int ch, parsum_dtype d, size_t pad);
+void ti_host_free(parsum_image *im);
+/* Random samples: integers uniform in [lo, hi] (as integers), floats
+ * uniform in [lo, hi). */
+void ti_fill(tu_rng *r, const parsum_image *im, double lo, double hi);
+/* A context image shaped like `like` (pixels not copied) with its own
+ * padding pad, fully poisoned. */
+parsum_image ti_ctx_like(const parsum_image *like, size_t pad);
+/* A context copy of host image h, padding pad (poisoned). */
+parsum_image ti_to_ctx(const parsum_image *h, size_t pad);
+/* Copies the pixels of context image d into host image h (same shape). */
+void ti_from_ctx(const parsum_image *h, const parsum_image *d);
+void ti_ctx_free(parsum_image *im);
+/* Pointer to sample c of pixel (x, y). */
+void *ti_at(const parsum_image *im, size_t x, size_t y, int c);
+/* Compares the samples (not the padding) of two host images of one shape:
+ * exact (bits; NaN equals NaN) when bound is NULL, else |got - want| <=
+ * bound(x, y, c) computed by the callback. Reports up to TU_MAX_REPORTS
+ * mismatches with `what`, returns the mismatch count. */
+typedef double (*ti_bound_fn)(const void *user, size_t x, size_t y, int c);
+size_t ti_compare(const parsum_image *want, const parsum_image *got,
+                  ti_bound_fn bound, const void *user, const char *what);
+/* True when the padding bytes of host image h still hold TU_POISON. */
+bool ti_padding_intact(const parsum_image *h);
+
+#endif
+
+/* Runs Python code with Debian's /usr/bin/python3 and OpenCV (cv2), the
+ * oracle of the image tests. The code sees sys.argv[1:] = args. Returns 0
+ * on success, 77 when python3 or cv2 is missing (the test then skips),
+ * else the script's failure status. */
+int ti_python_cv2(const char *code, const char *const *args, int nargs);
+/* A temporary file name (mkstemp under TMPDIR or /tmp), created empty. */
+void ti_tmpname(char *buf, size_t len, const char *stem);
