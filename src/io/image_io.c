@@ -53,6 +53,24 @@ size_t parsum__io_read(parsum__io_src *src, void *dst, size_t n)
     return got;
 }
 
+bool parsum__io_remaining(parsum__io_src *src, size_t *left)
+{
+    if (src->file == NULL) {
+        *left = src->size - src->pos;
+        return true;
+    }
+    long here = ftell(src->file);
+    if (here < 0 || fseek(src->file, 0, SEEK_END) != 0)
+        return false;
+    long end = ftell(src->file);
+    if (fseek(src->file, here, SEEK_SET) != 0) {
+        src->read_error = true; /* the position is lost */
+        return false;
+    }
+    *left = end > here ? (size_t)(end - here) : 0;
+    return true;
+}
+
 int parsum__io_getc(parsum__io_src *src)
 {
     unsigned char c;
@@ -80,20 +98,25 @@ void parsum__io_write(parsum__io_sink *sink, const void *p, size_t n)
         sink->err = errno != 0 ? errno : EIO;
 }
 
+parsum_status parsum__io_check_size(const parsum__io_job *job,
+                                    const char *what, size_t width,
+                                    size_t height)
+{
+    if (width == 0 || height == 0 ||
+        width > PARSUM__IMAGE_MAX_PIXELS / height)
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "%s of %zu x %zu pixels (parsum reads 1 to "
+                               "2^28 pixels)",
+                               what, width, height);
+    return PARSUM_OK;
+}
+
 parsum_status parsum__io_alloc_image(const parsum__io_job *job,
                                      parsum_image *img, size_t width,
                                      size_t height, int channels,
                                      parsum_dtype dtype)
 {
-    if (width == 0 || height == 0)
-        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "the header gives an empty image (%zu x %zu)",
-                               width, height);
-    if (width > PARSUM__IMAGE_MAX_PIXELS / height)
-        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "image of %zu x %zu pixels is larger than the "
-                               "2^28 pixels parsum reads",
-                               width, height);
+    PARSUM__CHECK(parsum__io_check_size(job, "image", width, height));
     /* At most 2^28 pixels * 4 channels * 8 bytes: no overflow. */
     size_t row = width * (size_t)channels * parsum_dtype_size(dtype);
     void *p = parsum__host_alloc(row * height);

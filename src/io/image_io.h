@@ -7,6 +7,7 @@
  *   image_io.c   public functions, format detection, descriptor checks
  *   pnm.c        PGM / PPM (P5, P6) and PFM (Pf, PF), read and write
  *   png_write.c  PNG encoder (8 and 16 bit; deflate from stb_image_write)
+ *   precheck.c   PNG, JPEG and HDR structure checks before stb decodes
  *   stb_codec.c  stb_image / stb_image_write compiled in: PNG, JPEG and
  *                Radiance HDR decoding, JPEG and HDR encoding
  *
@@ -54,6 +55,9 @@ typedef struct parsum__io_src {
 /* Reads up to n bytes into dst; returns how many were read (fewer only at
  * the end of the data or on a read error, which sets read_error). */
 size_t parsum__io_read(parsum__io_src *src, void *dst, size_t n);
+/* Stores in *left how many bytes remain (a memory source, or a file that
+ * can seek) and returns true; false when that cannot be known. */
+bool parsum__io_remaining(parsum__io_src *src, size_t *left);
 /* The next byte, or -1 at the end of the data or on a read error. */
 int parsum__io_getc(parsum__io_src *src);
 /* The status for a source that ended before `what` was complete:
@@ -81,9 +85,14 @@ typedef struct parsum__io_image {
     parsum_dtype dtype;
 } parsum__io_image;
 
-/* Checks width * height against PARSUM__IMAGE_MAX_PIXELS and allocates a
- * packed host image of that shape into *img (PARSUM_ERR_BAD_FILE or
- * PARSUM_ERR_OUT_OF_MEMORY with the message recorded otherwise). */
+/* PARSUM_ERR_BAD_FILE (message naming `what`) unless the image has 1 to
+ * PARSUM__IMAGE_MAX_PIXELS pixels. */
+parsum_status parsum__io_check_size(const parsum__io_job *job,
+                                    const char *what, size_t width,
+                                    size_t height);
+/* Checks the size as parsum__io_check_size and allocates a packed host
+ * image of that shape into *img (PARSUM_ERR_OUT_OF_MEMORY with the message
+ * recorded when that fails). */
 parsum_status parsum__io_alloc_image(const parsum__io_job *job,
                                      parsum_image *img, size_t width,
                                      size_t height, int channels,
@@ -102,6 +111,27 @@ parsum_status parsum__pnm_write(const parsum__io_job *job,
 parsum_status parsum__pfm_write(const parsum__io_job *job,
                                 const parsum__io_image *im,
                                 parsum__io_sink *sink);
+
+/* An image's shape as a file header declares it. */
+typedef struct parsum__shape {
+    size_t width, height;
+    int channels;
+    parsum_dtype dtype;
+} parsum__shape;
+
+/* Structure walks of whole files in memory before stb decodes them
+ * (precheck.c): complete up to the end marker, at most 2^28 pixels, and
+ * for PNG enough compressed data; *shape is what stb will return. The
+ * JPEG data start with SOI (0xFF 0xD8). */
+parsum_status parsum__png_check(const parsum__io_job *job,
+                                const unsigned char *d, size_t size,
+                                parsum__shape *shape);
+parsum_status parsum__jpeg_check(const parsum__io_job *job,
+                                 const unsigned char *d, size_t size,
+                                 parsum__shape *shape);
+parsum_status parsum__hdr_check(const parsum__io_job *job,
+                                const unsigned char *d, size_t size,
+                                parsum__shape *shape);
 
 #ifdef PARSUM_HAVE_STB
 /* The formats that stb decodes. */

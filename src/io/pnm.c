@@ -250,6 +250,17 @@ parsum_status parsum__pnm_read(const parsum__io_job *job, parsum__io_src *src,
     }
     parsum_dtype dtype = pfm ? PARSUM_F32
                              : (maxval > 255 ? PARSUM_U16 : PARSUM_U8);
+    PARSUM__CHECK(parsum__io_check_size(job, pfm ? "PFM" : "PGM/PPM", width,
+                                        height));
+    /* Known short data fail before the allocation (a header can ask for
+     * gigabytes in a few bytes). At most 2^28 * 3 * 4 bytes: no overflow. */
+    size_t need = width * height * (size_t)channels * parsum_dtype_size(dtype);
+    size_t left;
+    if (parsum__io_remaining(src, &left) && left < need)
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "truncated: the raster needs %zu bytes, %zu "
+                               "follow the header",
+                               need, left);
     parsum_image out;
     PARSUM__CHECK(parsum__io_alloc_image(job, &out, width, height, channels,
                                          dtype));
