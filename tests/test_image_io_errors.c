@@ -393,6 +393,9 @@ static const struct {
      "\x03\x11\x01\xff\xd9",
      23, "2^28"},
     {"\xff\xd8\xff\xd9", 4, "start-of-frame"},
+    /* SOF0 of 8 x 8 grey, no scan. */
+    {"\xff\xd8\xff\xc0\0\x0b\x08\0\x08\0\x08\x01\x01\x11\0\xff\xd9", 17,
+     "start-of-scan"},
     {"\xff\xd8\xff\xc0\0\x01", 6, "segment length"},
 #endif
 };

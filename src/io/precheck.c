@@ -15,7 +15,9 @@
  *
  *   PNG   signature, IHDR, complete chunks up to IEND (www.w3.org/TR/png/)
  *   JPEG  SOI, marker segments, entropy-coded data up to EOI (ITU T.81,
- *         annex B); size and components from the first SOFn
+ *         annex B), at least one scan (stb turns a frame without any
+ *         into a grey image of the declared size); size and components
+ *         from the first SOFn
  *   HDR   header lines, the "-Y h +X w" line, then every scanline as stb
  *         reads it: flat RGBE pixels, or new-style run-length encoding
  *         (four components, runs and dumps that must fill the width)
@@ -161,7 +163,7 @@ parsum_status parsum__jpeg_check(const parsum__io_job *job,
                                  parsum__shape *shape)
 {
     size_t pos = 2; /* after SOI, checked by the caller */
-    bool sof = false;
+    bool sof = false, sos = false;
     for (;;) {
         if (pos >= size)
             return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
@@ -203,14 +205,20 @@ parsum_status parsum__jpeg_check(const parsum__io_job *job,
             sof = true;
         }
         pos += len;
-        if (m == 0xDA) /* SOS: the scan's data follow */
+        if (m == 0xDA) { /* SOS: the scan's data follow */
             pos = jpeg_skip_scan(d, size, pos);
+            sos = true;
+        }
     }
-    if (!sof)
+    if (sof)
+        PARSUM__CHECK(parsum__io_check_size(job, "JPEG", shape->width,
+                                            shape->height));
+    if (!sof || !sos)
         return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "JPEG without a start-of-frame segment");
+                               "JPEG without a %s segment",
+                               !sof ? "start-of-frame" : "start-of-scan");
     shape->dtype = PARSUM_U8;
-    return parsum__io_check_size(job, "JPEG", shape->width, shape->height);
+    return PARSUM_OK;
 }
 
 /* ---- Radiance HDR ------------------------------------------------------- */
