@@ -8,8 +8,9 @@
  *   pnm.c        PGM / PPM (P5, P6) and PFM (Pf, PF), read and write
  *   png_write.c  PNG encoder (8 and 16 bit; deflate from stb_image_write)
  *   precheck.c   PNG, JPEG and HDR structure checks before stb decodes
- *   stb_codec.c  stb_image / stb_image_write compiled in: PNG, JPEG and
- *                Radiance HDR decoding, JPEG and HDR encoding
+ *   stb_read.c   stb_image compiled in: PNG, JPEG and Radiance HDR decoding
+ *   stb_write.c  stb_image_write compiled in: JPEG and HDR encoding, and
+ *                the deflate of the PNG encoder
  *
  * Readers get the source positioned after the two magic bytes that chose
  * them and fill a packed host image (pixels from parsum__host_alloc); on
@@ -141,13 +142,13 @@ typedef enum parsum__stb_format {
     PARSUM__STB_HDR
 } parsum__stb_format;
 
-/* Decodes a whole file held in memory (stb_codec.c). */
+/* Decodes a whole file held in memory (stb_read.c). */
 parsum_status parsum__stb_read(const parsum__io_job *job,
                                parsum__stb_format format,
                                const unsigned char *data, size_t size,
                                parsum_image *img);
-/* JPEG (U8, quality 95) and Radiance HDR (F32, 3 channels) encoders; the
- * caller has checked dtype and channels. */
+/* JPEG (U8, quality 95) and Radiance HDR (F32, 3 channels) encoders
+ * (stb_write.c); the caller has checked dtype and channels. */
 parsum_status parsum__jpeg_write(const parsum__io_job *job,
                                  const parsum__io_image *im,
                                  parsum__io_sink *sink);

@@ -16,8 +16,9 @@
  *   PNG   signature, IHDR, complete chunks up to IEND (www.w3.org/TR/png/)
  *   JPEG  SOI, marker segments, entropy-coded data up to EOI (ITU T.81,
  *         annex B), at least one scan (stb turns a frame without any
- *         into a grey image of the declared size); size and components
- *         from the first SOFn
+ *         into a grey image of the declared size), Huffman tables of at
+ *         most 256 codes (stb 2.27 writes past its arrays for more); size
+ *         and components from the first SOFn
  *   HDR   header lines, the "-Y h +X w" line, then every scanline as stb
  *         reads it: flat RGBE pixels, or new-style run-length encoding
  *         (four components, runs and dumps that must fill the width)
@@ -158,6 +159,25 @@ static size_t jpeg_skip_scan(const unsigned char *d, size_t size, size_t pos)
     return size;
 }
 
+/* A DHT segment's tables (data after the length field, n bytes): class
+ * and id in range, at most 256 codes each (stb 2.27 overflows its tables
+ * beyond 256), and exactly filling the segment. */
+static bool jpeg_dht_ok(const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        if (n < 17 || (p[0] >> 4) > 1 || (p[0] & 15) > 3)
+            return false;
+        size_t codes = 0;
+        for (int i = 1; i <= 16; i++)
+            codes += p[i];
+        if (codes > 256 || codes > n - 17)
+            return false;
+        p += 17 + codes;
+        n -= 17 + codes;
+    }
+    return true;
+}
+
 parsum_status parsum__jpeg_check(const parsum__io_job *job,
                                  const unsigned char *d, size_t size,
                                  parsum__shape *shape)
@@ -193,6 +213,11 @@ parsum_status parsum__jpeg_check(const parsum__io_job *job,
             return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
                                    "JPEG: segment length %zu at byte %zu",
                                    len, pos);
+        if (m == 0xC4 && !jpeg_dht_ok(d + pos + 2, len - 2))
+            return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                                   "JPEG: bad Huffman table segment at byte "
+                                   "%zu",
+                                   pos);
         if (is_sof(m) && !sof) {
             if (len < 8)
                 return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,

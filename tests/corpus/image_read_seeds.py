@@ -186,6 +186,9 @@ def jpeg_seeds():
     data = buf.tobytes()
     save("bad_jpg_truncated.jpg", data[:len(data) * 2 // 3])
     save("bad_jpg_no_scan.jpg", data[:data.index(b"\xff\xda")] + b"\xff\xd9")
+    # A Huffman table of 16 * 255 codes: stb 2.27 writes past its arrays.
+    dht = data.index(b"\xff\xc4") + 5
+    save("bad_jpg_dht_overflow.jpg", data[:dht] + b"\xff" * 16 + data[dht + 16:])
 
 
 def main():

@@ -1,18 +1,13 @@
 /*
- * stb_codec.c - PNG, JPEG and Radiance HDR through stb_image and
- * stb_image_write (github.com/nothings/stb; Debian's libstb-dev).
+ * stb_write.c - JPEG and Radiance HDR encoding, and the deflate of the PNG
+ * encoder, through stb_image_write (github.com/nothings/stb), compiled in
+ * as stb_read.c compiles stb_image (static functions, nothing to link).
  *
- * The header-only implementations are compiled into this file rather than
- * linked from libstb: their functions become static (nothing clashes with a
- * user's own copy of stb, and users of libparsum.a need no extra library),
- * only the PNG, JPEG and HDR decoders are built (so a GIF or BMP file can
- * never reach stb), and sanitizer and fuzzer builds instrument the decoder
- * code too, which is the code most exposed to hostile files.
- *
- * Before stb decodes a file, precheck.c walks its structure (complete
- * files, the 2^28-pixel cap, enough compressed data), and stb is asked for
- * exactly the channel count the walk found, so that the layout of what it
- * returns never depends on stb's own conventions.
+ * Sanitized builds compile this file without the shift and signed-overflow
+ * checks (src/CMakeLists.txt): stb_image_write 1.16's JPEG bit writer
+ * shifts bits out of the top of an int, which is undefined behaviour that
+ * every compiler turns into the intended wrap; only bits below those are
+ * ever written out.
  */
 #include "io/image_io.h"
 
@@ -20,22 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* stb_image 2.27 declares functions it never defines (with STB_IMAGE_STATIC:
- * static prototypes without bodies), which GCC reports at the end of the
- * file, outside any push/pop: so this file goes without the warning. */
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
-#define STB_IMAGE_STATIC
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#define STBI_ONLY_JPEG
-#define STBI_ONLY_HDR
-#define STBI_NO_STDIO
-/* Our own pixel cap (checked first) is the binding limit, not stb's. */
-#define STBI_MAX_DIMENSIONS (1 << 28)
-#include <stb_image.h>
 
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -50,59 +29,6 @@
 #define DEFLATE_EFFORT 8
 /* The largest value RGBE holds: its exponent byte ends at 2^127. */
 #define RGBE_MAX 1.7e38f
-
-parsum_status parsum__stb_read(const parsum__io_job *job,
-                               parsum__stb_format format,
-                               const unsigned char *data, size_t size,
-                               parsum_image *img)
-{
-    int len = (int)size; /* the caller keeps size <= INT_MAX */
-    parsum__shape shape;
-    if (format == PARSUM__STB_PNG)
-        PARSUM__CHECK(parsum__png_check(job, data, size, &shape));
-    else if (format == PARSUM__STB_JPEG)
-        PARSUM__CHECK(parsum__jpeg_check(job, data, size, &shape));
-    else
-        PARSUM__CHECK(parsum__hdr_check(job, data, size, &shape));
-    int channels = shape.channels;
-    parsum_dtype dtype = shape.dtype;
-    int w = 0, h = 0, comp = 0;
-    void *pixels;
-    if (dtype == PARSUM_F32)
-        pixels = stbi_loadf_from_memory(data, len, &w, &h, &comp, channels);
-    else if (dtype == PARSUM_U16)
-        pixels = stbi_load_16_from_memory(data, len, &w, &h, &comp,
-                                          channels);
-    else
-        pixels = stbi_load_from_memory(data, len, &w, &h, &comp, channels);
-    if (pixels == NULL) {
-        const char *why = stbi_failure_reason();
-        bool oom = why != NULL && strcmp(why, "outofmem") == 0;
-        return parsum__io_fail(job,
-                               oom ? PARSUM_ERR_OUT_OF_MEMORY
-                                   : PARSUM_ERR_BAD_FILE,
-                               "decoding failed: %s",
-                               why != NULL ? why : "(no reason given)");
-    }
-    parsum_image out;
-    parsum_status st = PARSUM_OK;
-    if ((size_t)w != shape.width || (size_t)h != shape.height)
-        st = parsum__io_fail(job, PARSUM_ERR_INTERNAL,
-                             "stb decoded %d x %d pixels, the header says "
-                             "%zu x %zu",
-                             w, h, shape.width, shape.height);
-    if (st == PARSUM_OK)
-        st = parsum__io_alloc_image(job, &out, (size_t)w, (size_t)h, channels,
-                                    dtype);
-    if (st == PARSUM_OK) {
-        memcpy(out.data, pixels, out.pitch * out.height);
-        *img = out;
-    }
-    stbi_image_free(pixels);
-    return st;
-}
-
-/* ---- writing ------------------------------------------------------------ */
 
 /* stb_image_write's output callback: everything goes through the sink. */
 static void sink_func(void *context, void *data, int size)
