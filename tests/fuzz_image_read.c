@@ -16,10 +16,10 @@
  * tests/corpus/image_read, made by image_read_seeds.py); other names
  * (fuzzer finds, crashers) only have to pass the checks above.
  *
- * Fuzzing (clang; libFuzzer comes with Debian's libclang-rt-14-dev; the
- * target is built with AddressSanitizer and UndefinedBehaviorSanitizer):
- *   CC=clang cmake -S . -B build-fuzz -DPARSUM_FUZZ=ON -DPARSUM_CUDA=OFF \
- *       -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ * Fuzzing (needs clang; libFuzzer comes with Debian's libclang-rt-14-dev;
+ * the target is built with AddressSanitizer and UndefinedBehaviorSanitizer,
+ * see tests/CMakeLists.txt):
+ *   cmake -S . -B build-fuzz -DPARSUM_FUZZ=ON -DPARSUM_CUDA=OFF
  *   cmake --build build-fuzz -j2 --target fuzz_image_read
  *   mkdir -p fuzz-work && build-fuzz/tests/fuzz_image_read -max_len=65536 \
  *       -timeout=10 -rss_limit_mb=4096 fuzz-work tests/corpus/image_read

@@ -318,57 +318,19 @@ static void test_jpeg_roundtrip(void **state)
 
 /* ---- OpenCV as the oracle ------------------------------------------------ */
 
-/* mode check: cv2.imread each file of the spec (lines: file, raw samples
- * in parsum's layout, w, h, channels, numpy dtype, tolerance; a negative
- * tolerance is relative to the pixel's largest channel) and compare.
- * mode make: cv2.imwrite a test pattern of each kind (lines: file, raw, w,
- * h, kind) and dump what cv2.imread decodes from it. */
-static const char cv2_script[] =
-    "import sys, cv2, numpy as np\n"
-    "def rgb(a):\n"
-    "    if a.ndim == 2: return a[:, :, None]\n"
-    "    if a.shape[2] == 3: return a[:, :, ::-1]\n"
-    "    return a[:, :, [2, 1, 0, 3]]\n"
-    "def pattern(kind, w, h):\n"
-    "    y, x = np.mgrid[0:h, 0:w]\n"
-    "    ramp = lambda c, m: (x * (29 + 1000 * (m > 256)) + y * 977 + c * 12345) % m\n"
-    "    if kind == 'png16': return np.dstack([ramp(c, 65536) for c in range(3)]).astype(np.uint16)\n"
-    "    if kind == 'png8a': return np.dstack([ramp(c, 256) for c in range(4)]).astype(np.uint8)\n"
-    "    if kind == 'ppm8': return np.dstack([ramp(c, 256) for c in range(3)]).astype(np.uint8)\n"
-    "    if kind == 'pgm16': return ramp(0, 65536).astype(np.uint16)\n"
-    "    if kind == 'jpggrey': return (128 + 100 * np.sin(0.1 * x + 0.05 * y)).astype(np.uint8)\n"
-    "    if kind == 'pfm3': return np.dstack([ramp(c, 1000) / 7.0 - 50 for c in range(3)]).astype(np.float32)\n"
-    "    if kind == 'hdr': return np.dstack([ramp(c, 1000) / 9.0 + 0.5 for c in range(3)]).astype(np.float32)\n"
-    "    raise SystemExit('unknown kind ' + kind)\n"
-    "bad = 0\n"
-    "for line in open(sys.argv[2]).read().splitlines():\n"
-    "    f = line.split('\\t')\n"
-    "    if sys.argv[1] == 'make':\n"
-    "        a = pattern(f[4], int(f[2]), int(f[3]))\n"
-    "        if not cv2.imwrite(f[0], rgb(a) if a.ndim == 3 else a):\n"
-    "            print('cv2 cannot write', f[0]); bad += 1; continue\n"
-    "        np.ascontiguousarray(rgb(cv2.imread(f[0], cv2.IMREAD_UNCHANGED))).tofile(f[1])\n"
-    "        continue\n"
-    "    w, h, c, tol = int(f[2]), int(f[3]), int(f[4]), float(f[6])\n"
-    "    want = np.fromfile(f[1], dtype=f[5]).reshape(h, w, c)\n"
-    "    got = cv2.imread(f[0], cv2.IMREAD_UNCHANGED)\n"
-    "    if got is None: print('cv2 cannot read', f[0]); bad += 1; continue\n"
-    "    got = rgb(got)\n"
-    "    if got.shape != want.shape or got.dtype != want.dtype:\n"
-    "        print(f[0], 'cv2 reads', got.shape, got.dtype, 'want', want.shape, want.dtype); bad += 1; continue\n"
-    "    err = np.abs(got.astype(np.float64) - want.astype(np.float64))\n"
-    "    lim = tol if tol >= 0 else -tol * np.abs(want.astype(np.float64)).max(axis=2, keepdims=True)\n"
-    "    if (err > lim).any(): print(f[0], 'max error', err.max()); bad += 1\n"
-    "sys.exit(1 if bad else 0)\n";
-
-/* Runs the script on a spec file; returns its status (77: no cv2). */
+/* Runs tests/image_io_oracle.py (mode check or make) on a spec file;
+ * returns its status (77: no python3-opencv). */
 static int run_cv2(const char *mode, const char *spec)
 {
+    size_t n;
     char path[TIO_PATH_LEN];
+    unsigned char *script = tio_get(PARSUM_IO_ORACLE, &n);
+    script[n] = '\0';
     tio_put(tio_path("spec.txt", path), spec, strlen(spec));
     const char *args[] = {mode, path};
-    int rc = ti_python_cv2(cv2_script, args, 2);
+    int rc = ti_python_cv2((const char *)script, args, 2);
     remove(path);
+    free(script);
     return rc;
 }
 
@@ -399,9 +361,9 @@ static void test_opencv_reads_parsum(void **state)
     size_t at = 0;
     for (size_t i = 0; i < NTO; i++) {
         bool lossy = to_cv2[i].tol != 0;
+        size_t size = parsum_dtype_size(to_cv2[i].d);
         parsum_image im = tio_image(to_cv2[i].w, to_cv2[i].h, to_cv2[i].ch,
-                                    to_cv2[i].d, 2 * parsum_dtype_size(to_cv2[i].d),
-                                    lossy, i);
+                                    to_cv2[i].d, 2 * size, lossy, i);
         if (to_cv2[i].tol < 0) /* HDR: positive values */
             for (size_t y = 0; y < im.height; y++)
                 for (size_t x = 0; x < im.width * 3; x++) {
@@ -413,7 +375,7 @@ static void test_opencv_reads_parsum(void **state)
         snprintf(rawname, sizeof rawname, "%s.raw", to_cv2[i].name);
         FILE *f = fopen(tio_path(rawname, raw), "wb");
         assert_non_null(f);
-        size_t row = im.width * (size_t)im.channels * parsum_dtype_size(im.dtype);
+        size_t row = im.width * (size_t)im.channels * size;
         for (size_t y = 0; y < im.height; y++)
             assert_int_equal(fwrite(ti_at(&im, 0, y, 0), 1, row, f), row);
         fclose(f);
@@ -477,7 +439,8 @@ static void test_parsum_reads_opencv(void **state)
         char rawname[32];
         snprintf(rawname, sizeof rawname, "%s.raw", from_cv2[i].name);
         parsum_image got;
-        TU_OK(parsum_image_read(tu_ctx, tio_path(from_cv2[i].name, path), &got));
+        tio_path(from_cv2[i].name, path);
+        TU_OK(parsum_image_read(tu_ctx, path, &got));
         tio_check_shape(&got, from_cv2[i].w, from_cv2[i].h, from_cv2[i].ch,
                         from_cv2[i].d);
         size_t n;

@@ -179,9 +179,14 @@ static parsum_status slurp_file(const parsum__io_job *job,
         if (got == 0)
             break;
     }
-    if (src->read_error) {
+    if (src->read_error || len > STB_MAX_INPUT) {
         free(buf);
-        return parsum__io_short(job, src, "the image data");
+        if (src->read_error)
+            return parsum__io_short(job, src, "the image data");
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "file of %zu bytes, longer than the %zu the "
+                               "decoder takes",
+                               len, STB_MAX_INPUT);
     }
     *data = buf;
     *size = len;
@@ -234,31 +239,29 @@ static parsum_status read_any(const parsum__io_job *job, parsum__io_src *src,
                                "netpbm format P%c is not supported (only "
                                "binary PGM P5, PPM P6 and PFM)",
                                m[1]);
-    const char *name = NULL;
-    int format = -1;
-    if (m[0] == 0x89 && m[1] == 'P')
-        name = "PNG", format = 0;
-    else if (m[0] == 0xFF && m[1] == 0xD8)
-        name = "JPEG", format = 1;
-    else if (m[0] == '#' && m[1] == '?')
-        name = "Radiance HDR", format = 2;
-    if (name == NULL)
-        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "unknown format (first bytes 0x%02x 0x%02x; "
-                               "parsum reads PNG, JPEG, PGM/PPM, PFM and "
-                               "Radiance HDR)",
-                               m[0], m[1]);
+    /* In the order of parsum__stb_format. */
+    static const struct {
+        unsigned char m0, m1;
+        const char *name;
+    } stb_formats[3] = {
+        {0x89, 'P', "PNG"}, {0xFF, 0xD8, "JPEG"}, {'#', '?', "Radiance HDR"}};
+    for (int f = 0; f < 3; f++) {
+        if (m[0] != stb_formats[f].m0 || m[1] != stb_formats[f].m1)
+            continue;
 #ifdef PARSUM_HAVE_STB
-    static const parsum__stb_format formats[] = {
-        PARSUM__STB_PNG, PARSUM__STB_JPEG, PARSUM__STB_HDR};
-    return read_stb(job, src, formats[format], m, img);
+        return read_stb(job, src, (parsum__stb_format)f, m, img);
 #else
-    (void)format;
-    return parsum__io_fail(job, PARSUM_ERR_UNSUPPORTED,
-                           "%s needs stb_image, and parsum was built without "
-                           "it",
-                           name);
+        return parsum__io_fail(job, PARSUM_ERR_UNSUPPORTED,
+                               "%s needs stb_image, and parsum was built "
+                               "without it",
+                               stb_formats[f].name);
 #endif
+    }
+    return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                           "unknown format (first bytes 0x%02x 0x%02x; "
+                           "parsum reads PNG, JPEG, PGM/PPM, PFM and "
+                           "Radiance HDR)",
+                           m[0], m[1]);
 }
 
 /* Common start of both readers: the arguments, *img cleared. */

@@ -51,7 +51,7 @@ static parsum_status check_int_samples(const parsum__io_job *job,
     return PARSUM_OK;
 }
 
-/* The pixels of im packed (stb's JPEG and HDR encoders take no pitch):
+/* The pixels of im packed (stb's JPEG encoder takes no pitch):
  * im's own memory when it is packed, else a malloc'd copy in *copy. */
 static const void *packed_pixels(const parsum__io_job *job,
                                  const parsum__io_image *im, void **copy,
