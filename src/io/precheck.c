@@ -17,8 +17,9 @@
  *   JPEG  SOI, marker segments, entropy-coded data up to EOI (ITU T.81,
  *         annex B), at least one scan (stb turns a frame without any
  *         into a grey image of the declared size), Huffman tables of at
- *         most 256 codes (stb 2.27 writes past its arrays for more); size
- *         and components from the first SOFn
+ *         most 256 codes, defined before the scans that use them (stb
+ *         2.27 writes past its arrays, or reads uninitialised ones,
+ *         otherwise); size and components from the first SOFn
  *   HDR   header lines, the "-Y h +X w" line, then every scanline as stb
  *         reads it: flat RGBE pixels, or new-style run-length encoding
  *         (four components, runs and dumps that must fill the width)
@@ -159,10 +160,17 @@ static size_t jpeg_skip_scan(const unsigned char *d, size_t size, size_t pos)
     return size;
 }
 
-/* A DHT segment's tables (data after the length field, n bytes): class
- * and id in range, at most 256 codes each (stb 2.27 overflows its tables
- * beyond 256), and exactly filling the segment. */
-static bool jpeg_dht_ok(const unsigned char *p, size_t n)
+/* What the walk over a JPEG has seen so far. */
+typedef struct jpeg_walk {
+    bool sof, sos, progressive;
+    unsigned tables; /* bit 4 * class + id: Huffman tables defined */
+    parsum__shape shape;
+} jpeg_walk;
+
+/* A DHT segment's tables (p: the n bytes after the length field): class
+ * and id in range, at most 256 codes each (stb 2.27 writes past its
+ * arrays for more), exactly filling the segment. Records them as defined. */
+static bool jpeg_dht(jpeg_walk *w, const unsigned char *p, size_t n)
 {
     while (n > 0) {
         if (n < 17 || (p[0] >> 4) > 1 || (p[0] & 15) > 3)
@@ -172,77 +180,105 @@ static bool jpeg_dht_ok(const unsigned char *p, size_t n)
             codes += p[i];
         if (codes > 256 || codes > n - 17)
             return false;
+        w->tables |= 1u << (4 * (p[0] >> 4) + (p[0] & 15));
         p += 17 + codes;
         n -= 17 + codes;
     }
     return true;
 }
 
+/* An SOS segment (p: the n bytes after the length field): 1 to 4
+ * components, and every Huffman table the scan decodes with defined
+ * before it (stb 2.27 reads an undefined table's uninitialised memory and
+ * runs off its end: found by fuzzing). Sequential scans use the DC and AC
+ * tables, progressive ones the DC table in a first DC scan (Ss = 0,
+ * Ah = 0) and the AC table in AC scans (Ss > 0). */
+static bool jpeg_sos(const jpeg_walk *w, const unsigned char *p, size_t n)
+{
+    if (n < 1 || p[0] < 1 || p[0] > 4 || n != 4 + 2 * (size_t)p[0])
+        return false;
+    size_t ns = p[0];
+    unsigned ss = p[1 + 2 * ns], ah = p[3 + 2 * ns] >> 4;
+    bool dc = !w->progressive || (ss == 0 && ah == 0);
+    bool ac = !w->progressive || ss > 0;
+    for (size_t i = 0; i < ns; i++) {
+        unsigned td = p[2 + 2 * i] >> 4, ta = p[2 + 2 * i] & 15;
+        if (dc && (td > 3 || !(w->tables >> td & 1u)))
+            return false;
+        if (ac && (ta > 3 || !(w->tables >> (4 + ta) & 1u)))
+            return false;
+    }
+    return true;
+}
+
+/* One marker segment: m, and len bytes from its length field at d. */
+static parsum_status jpeg_segment(const parsum__io_job *job, jpeg_walk *w,
+                                  int m, const unsigned char *d, size_t len,
+                                  size_t pos)
+{
+    const char *bad = NULL;
+    if (len < 2)
+        bad = "segment length below 2";
+    else if (m == 0xC4 && !jpeg_dht(w, d + 2, len - 2))
+        bad = "bad Huffman table segment";
+    else if (m == 0xDA && !jpeg_sos(w, d + 2, len - 2))
+        bad = "bad scan header, or a scan using an undefined Huffman table";
+    else if (is_sof(m) && !w->sof && len < 8)
+        bad = "start-of-frame segment too short";
+    if (bad != NULL)
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "JPEG: %s (marker 0x%02x at byte %zu)", bad, m,
+                               pos);
+    if (is_sof(m) && !w->sof) {
+        w->shape.height = be16(d + 3);
+        w->shape.width = be16(d + 5);
+        w->shape.channels = d[7] == 1 ? 1 : 3;
+        w->shape.dtype = PARSUM_U8;
+        w->progressive = m == 0xC2;
+        w->sof = true;
+    }
+    w->sos = w->sos || m == 0xDA;
+    return PARSUM_OK;
+}
+
 parsum_status parsum__jpeg_check(const parsum__io_job *job,
                                  const unsigned char *d, size_t size,
                                  parsum__shape *shape)
 {
+    jpeg_walk w = {0};
     size_t pos = 2; /* after SOI, checked by the caller */
-    bool sof = false, sos = false;
     for (;;) {
-        if (pos >= size)
-            return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                                   "truncated: the JPEG data end after %zu "
-                                   "bytes without an EOI marker",
-                                   size);
-        if (d[pos] != 0xFF)
+        if (pos < size && d[pos] != 0xFF)
             return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
                                    "JPEG: expected a marker at byte %zu, "
                                    "found 0x%02x",
                                    pos, d[pos]);
         while (pos < size && d[pos] == 0xFF) /* fill bytes */
             pos++;
-        if (pos == size)
-            continue; /* reported as truncated above */
-        int m = d[pos++];
+        int m = pos < size ? d[pos++] : -1;
         if (m == 0xD9) /* EOI */
             break;
         if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) /* no segment */
             continue;
-        if (size - pos < 2 || be16(d + pos) > size - pos) {
-            pos = size; /* reported as truncated */
-            continue;
-        }
+        if (m < 0 || size - pos < 2 || be16(d + pos) > size - pos)
+            return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                                   "truncated: the JPEG data end after %zu "
+                                   "bytes without an EOI marker",
+                                   size);
         size_t len = be16(d + pos);
-        if (len < 2)
-            return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                                   "JPEG: segment length %zu at byte %zu",
-                                   len, pos);
-        if (m == 0xC4 && !jpeg_dht_ok(d + pos + 2, len - 2))
-            return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                                   "JPEG: bad Huffman table segment at byte "
-                                   "%zu",
-                                   pos);
-        if (is_sof(m) && !sof) {
-            if (len < 8)
-                return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                                       "JPEG: start-of-frame segment of %zu "
-                                       "bytes",
-                                       len);
-            shape->height = be16(d + pos + 3);
-            shape->width = be16(d + pos + 5);
-            shape->channels = d[pos + 7] == 1 ? 1 : 3;
-            sof = true;
-        }
+        PARSUM__CHECK(jpeg_segment(job, &w, m, d + pos, len, pos - 1));
         pos += len;
-        if (m == 0xDA) { /* SOS: the scan's data follow */
+        if (m == 0xDA) /* the scan's entropy-coded data follow */
             pos = jpeg_skip_scan(d, size, pos);
-            sos = true;
-        }
     }
-    if (sof)
-        PARSUM__CHECK(parsum__io_check_size(job, "JPEG", shape->width,
-                                            shape->height));
-    if (!sof || !sos)
+    if (w.sof)
+        PARSUM__CHECK(parsum__io_check_size(job, "JPEG", w.shape.width,
+                                            w.shape.height));
+    if (!w.sof || !w.sos)
         return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
                                "JPEG without a %s segment",
-                               !sof ? "start-of-frame" : "start-of-scan");
-    shape->dtype = PARSUM_U8;
+                               !w.sof ? "start-of-frame" : "start-of-scan");
+    *shape = w.shape;
     return PARSUM_OK;
 }
 
