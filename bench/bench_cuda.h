@@ -39,6 +39,12 @@ int parsum_bench_cuda_segmented(const parsum_bench_args *args);
  * as parsum_bench_cuda. */
 int parsum_bench_cuda_select(const parsum_bench_args *args);
 
+/* `parsum bench integral|boxfilter --backend cuda` (bench_cuda_image.cu):
+ * summed-area tables and the box filter on W x W device images against the
+ * device-to-device copy bandwidth; W = sqrt(args->n), or 2048, 4096 and
+ * 8192 if n is 0. Exit status as parsum_bench_cuda. */
+int parsum_bench_cuda_image(const parsum_bench_args *args);
+
 #ifdef __cplusplus
 }
 #endif

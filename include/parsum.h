@@ -846,7 +846,8 @@ typedef enum parsum_border {
  * channels and dtype as src, and must not overlap it.
  * dtypes: U8, U16, I32, F32, F64. Integer means are rounded half up
  * (floor((sum + area / 2) / area), sums exact in 64 bits); float sums run
- * in float64 and the mean is rounded once. Radii up to 2^20.
+ * in float64 and the mean is rounded once. Radii up to 16384 (so that
+ * every window sum fits in 64 bits).
  * Errors: descriptors, dtype, unknown border, radius too large, overlap. */
 PARSUM_API parsum_status parsum_box_filter(parsum_context *ctx,
                                            const parsum_image *src,

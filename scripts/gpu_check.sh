@@ -8,6 +8,8 @@
 #   3. bench      parsum bench scan/reduce --backend cuda: size sweeps for
 #                 i32 f32 f64 u8 against CUB and cudaMemcpy, scan variants
 #                 at 2^28, then the CPU scaling benchmark at 2^28
+#      imgbench   summed-area table and box filter (8192 x 8192) on the GPU
+#                 and on the 16-core CPU
 #      segbench   the segmented and keyed benchmarks against CUB at 2^26
 #                 (every segment distribution), and on the 16-core CPU
 #   4. sanitize   compute-sanitizer memcheck and racecheck on reduced test
@@ -169,6 +171,14 @@ if want tests; then
 fi
 
 # ---- 3. benchmarks ----------------------------------------------------------
+if want imgbench; then
+    run bench_integral 20 90 "$PARSUM" bench integral --backend cuda --n 2^26
+    run bench_boxfilter 20 90 "$PARSUM" bench boxfilter --backend cuda --n 2^26
+    run bench_cpu_integral 20 90 "$PARSUM" bench integral --backend cpu \
+        --n 2^26 --threads 16
+    run bench_cpu_boxfilter 20 90 "$PARSUM" bench boxfilter --backend cpu \
+        --n 2^26 --threads 16
+fi
 if want segbench; then
     for w in segscan segreduce scanbykey reducebykey; do
         for dt in i32 f64; do
@@ -237,6 +247,10 @@ if want sanitize; then
     san memcheck_segmented memcheck test_segmented 90
     san memcheck_select memcheck test_select 60
     san memcheck_unique memcheck test_unique 60
+    san memcheck_integral memcheck test_integral 90
+    san memcheck_box_filter memcheck test_box_filter 90
+    # The table kernels share block scans through shared memory.
+    san racecheck_integral racecheck test_integral 150
     if [ "${RACECHECK:-1}" != 0 ]; then
         # racecheck runs test_scan about 30x slower than plain: ~250 s.
         san racecheck_scan racecheck test_scan 300

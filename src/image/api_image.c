@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#define BOX_MAX_RADIUS ((size_t)1 << 20)
+#define BOX_MAX_RADIUS ((size_t)1 << 14)
 
 static size_t row_bytes(const parsum_image *im)
 {
@@ -379,7 +379,7 @@ parsum_status parsum_box_filter(parsum_context *ctx, const parsum_image *src,
                             (int)border);
     if (rx > BOX_MAX_RADIUS || ry > BOX_MAX_RADIUS)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
-                            "%s: radius %zu x %zu; at most 2^20", fn, rx, ry);
+                            "%s: radius %zu x %zu; at most 16384", fn, rx, ry);
     PARSUM__CHECK(check_disjoint_images(ctx, fn, "src", &a.src, se, "dst",
                                         &a.dst, de));
     a.rx = rx;

@@ -21,7 +21,8 @@
  * (--seg, --seg-kind) and their CPU entry point. */
 static const char *const benchmarks[] = {
     "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
-    "reducebykey", "select",    "partition", "unique",  "rle"};
+    "reducebykey", "select",    "partition", "unique",  "rle",
+    "integral",  "boxfilter"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
 static int known_benchmark(const char *what)
@@ -287,6 +288,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (strcmp(a.what, "integral") == 0 || strcmp(a.what, "boxfilter") == 0)
+        return parsum_bench_cuda_image(&a);
     if (is_selection(a.what)) {
         /* The GPU benchmark has one workload per operation (against the
          * same CUB call): 50 % selected by a predicate, runs of 1 to 8. */

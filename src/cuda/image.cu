@@ -1,0 +1,330 @@
+/*
+ * image.cu - the CUDA backend's image slots: summed-area tables, box sums
+ * and the box filter (kernels and their idea in image_kernels.cuh).
+ */
+#include "cuda_internal.h"
+#include "image_kernels.cuh"
+
+#include <type_traits>
+
+using namespace parsum_img;
+using parsum_cu::aux_grid;
+using parsum_cu::carve;
+using parsum_cu::round_up;
+
+namespace {
+
+constexpr unsigned SUM_BLOCKS = 128; /* image_sum_kernel: fixed grouping */
+
+img_in in_of(const parsum_image &im)
+{
+    return {static_cast<const char *>(im.data), im.pitch, im.width,
+            im.height};
+}
+
+/* Tiles of about 1024 in all, 4 to 64 rows high: a function of the image
+ * size only, so the float grouping is too. */
+sat_geom geom_for(u64 w, u64 h)
+{
+    sat_geom g;
+    g.strips = (w + STRIP - 1) / STRIP;
+    u64 rows = (h * g.strips + 1023) / 1024;
+    g.band_rows = rows < 4 ? 4 : rows > MAX_BAND ? MAX_BAND : rows;
+    g.bands = (h + g.band_rows - 1) / g.band_rows;
+    return g;
+}
+
+/* Scratch bytes of one table computation with accumulators of acc bytes. */
+size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
+{
+    sat_geom g = geom_for(src.width, src.height);
+    return round_up(g.bands * src.width * src.channels * acc, 256) +
+           round_up(src.height * g.strips * src.channels * acc, 256) + 256;
+}
+
+/* Steps 1-3 of the table (image_kernels.cuh) of src into tab. */
+/* 16 or 4 when data and pitch are multiples of it (vector loads), else 0. */
+int load_align(const parsum_image &im)
+{
+    uintptr_t a = reinterpret_cast<uintptr_t>(im.data) | im.pitch;
+    return a % 16 == 0 ? 16 : a % 4 == 0 ? 4 : 0;
+}
+
+template <class Src, class Acc, class Tab, int CH>
+parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
+                      img_out tab, int pad, term_args ta, carve &cv)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    ta.align = load_align(src);
+    const sat_geom g = geom_for(src.width, src.height);
+    Acc *colsum = static_cast<Acc *>(
+        cv.take(g.bands * src.width * CH * sizeof(Acc)));
+    Acc *rowtot = static_cast<Acc *>(
+        cv.take(src.height * g.strips * CH * sizeof(Acc)));
+    dim3 grid((unsigned)g.strips, (unsigned)g.bands);
+    sat_band_kernel<Src, Acc, CH><<<grid, THREADS, 0, st->stream>>>(
+        in_of(src), g, ta, colsum, rowtot);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    const u64 samples = src.width * CH;
+    sat_carry_down_kernel<Acc><<<aux_grid(ctx, samples, THREADS), THREADS, 0,
+                                 st->stream>>>(colsum, samples, g.bands);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    sat_carry_strips_kernel<Acc><<<aux_grid(ctx, src.height * CH, THREADS),
+                                   THREADS, 0, st->stream>>>(
+        rowtot, src.height, g.strips, CH);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    sat_carry_rows_kernel<Acc, CH>
+        <<<(unsigned)g.bands, THREADS, 0, st->stream>>>(colsum, src.width);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    sat_final_kernel<Src, Acc, Tab, CH><<<grid, THREADS, 0, st->stream>>>(
+        in_of(src), tab, pad, g, ta, colsum, rowtot);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+template <class Src, class Acc, class Tab>
+parsum_status sat_channels(parsum_context *ctx, const parsum_image &src,
+                           img_out tab, int pad, const term_args &ta,
+                           carve &cv)
+{
+    switch (src.channels) {
+    case 1: return sat_run<Src, Acc, Tab, 1>(ctx, src, tab, pad, ta, cv);
+    case 2: return sat_run<Src, Acc, Tab, 2>(ctx, src, tab, pad, ta, cv);
+    case 3: return sat_run<Src, Acc, Tab, 3>(ctx, src, tab, pad, ta, cv);
+    default: return sat_run<Src, Acc, Tab, 4>(ctx, src, tab, pad, ta, cv);
+    }
+}
+
+/* The table kinds: U32 (uint32 sums), U64 and I64 (uint64 sums, the same
+ * bits), F32 and F64 (float64 sums). Float images only get float tables
+ * (the core checks). */
+template <class Src>
+parsum_status sat_table(parsum_context *ctx, const parsum_image &src,
+                        parsum_dtype tdt, img_out tab, int pad,
+                        const term_args &ta, carve &cv)
+{
+    if constexpr (std::is_integral<Src>::value) {
+        if (tdt == PARSUM_U32)
+            return sat_channels<Src, u32, u32>(ctx, src, tab, pad, ta, cv);
+        if (tdt == PARSUM_U64 || tdt == PARSUM_I64)
+            return sat_channels<Src, u64, u64>(ctx, src, tab, pad, ta, cv);
+    }
+    if (tdt == PARSUM_F32)
+        return sat_channels<Src, double, float>(ctx, src, tab, pad, ta, cv);
+    return sat_channels<Src, double, double>(ctx, src, tab, pad, ta, cv);
+}
+
+parsum_status sat_dispatch(parsum_context *ctx, const parsum_image &src,
+                           parsum_dtype tdt, img_out tab, int pad,
+                           const term_args &ta, carve &cv)
+{
+    switch (src.dtype) {
+    case PARSUM_U8: return sat_table<uint8_t>(ctx, src, tdt, tab, pad, ta, cv);
+    case PARSUM_U16: return sat_table<uint16_t>(ctx, src, tdt, tab, pad, ta, cv);
+    case PARSUM_I32: return sat_table<int32_t>(ctx, src, tdt, tab, pad, ta, cv);
+    case PARSUM_F32: return sat_table<float>(ctx, src, tdt, tab, pad, ta, cv);
+    default: return sat_table<double>(ctx, src, tdt, tab, pad, ta, cv);
+    }
+}
+
+template <class Src>
+void launch_sum(parsum_context *ctx, const parsum_image &src, double *part)
+{
+    cudaStream_t s = parsum__cuda_st(ctx)->stream;
+    switch (src.channels) {
+    case 1: image_sum_kernel<Src, 1><<<SUM_BLOCKS, THREADS, 0, s>>>(in_of(src), part); break;
+    case 2: image_sum_kernel<Src, 2><<<SUM_BLOCKS, THREADS, 0, s>>>(in_of(src), part); break;
+    case 3: image_sum_kernel<Src, 3><<<SUM_BLOCKS, THREADS, 0, s>>>(in_of(src), part); break;
+    default: image_sum_kernel<Src, 4><<<SUM_BLOCKS, THREADS, 0, s>>>(in_of(src), part); break;
+    }
+}
+
+/* Each channel's float64 mean into mean[] (host): fixed per-block sums,
+ * added on the host in block order. Waits for the device. */
+parsum_status image_mean(parsum_context *ctx, const parsum_image &src,
+                         double *dev_part, double *mean)
+{
+    switch (src.dtype) {
+    case PARSUM_U8: launch_sum<uint8_t>(ctx, src, dev_part); break;
+    case PARSUM_U16: launch_sum<uint16_t>(ctx, src, dev_part); break;
+    case PARSUM_I32: launch_sum<int32_t>(ctx, src, dev_part); break;
+    case PARSUM_F32: launch_sum<float>(ctx, src, dev_part); break;
+    default: launch_sum<double>(ctx, src, dev_part); break;
+    }
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    double part[SUM_BLOCKS * 4];
+    const int ch = src.channels;
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(part, dev_part,
+                                         SUM_BLOCKS * ch * sizeof(double),
+                                         cudaMemcpyDeviceToHost, st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    for (int c = 0; c < ch; c++) {
+        double s = 0;
+        for (unsigned b = 0; b < SUM_BLOCKS; b++)
+            s += part[b * ch + c];
+        mean[c] = s / ((double)src.width * (double)src.height);
+    }
+    return PARSUM_OK;
+}
+
+bool is_float(parsum_dtype d)
+{
+    return d == PARSUM_F32 || d == PARSUM_F64;
+}
+
+} /* namespace */
+
+parsum_status parsum__cuda_integral(parsum_context *ctx,
+                                    const parsum__integral_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    size_t acc = a->table.dtype == PARSUM_U32 ? 4 : 8;
+    size_t bytes = sat_scratch_bytes(a->src, acc) +
+                   SUM_BLOCKS * 4 * sizeof(double) + 256;
+    carve cv = {static_cast<unsigned char *>(parsum__scratch(ctx, bytes, a->fn)),
+                0};
+    if (cv.base == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    double *part = static_cast<double *>(cv.take(SUM_BLOCKS * 4 * sizeof(double)));
+    if (a->offset_mean) {
+        s = image_mean(ctx, a->src, part, a->offset);
+        if (s != PARSUM_OK)
+            return s;
+    }
+    term_args ta;
+    ta.sq = a->squared;
+    for (int c = 0; c < 4; c++)
+        ta.off[c] = a->offset != NULL && c < a->src.channels &&
+                            is_float(a->table.dtype)
+                        ? a->offset[c]
+                        : 0.0;
+    img_out tab = {static_cast<char *>(a->table.data), a->table.pitch};
+    return sat_dispatch(ctx, a->src, a->table.dtype, tab, a->inclusive ? 0 : 1,
+                        ta, cv);
+}
+
+namespace {
+
+template <class Tab, class Acc>
+parsum_status launch_box_sums(parsum_context *ctx,
+                              const parsum__box_sums_args *a)
+{
+    table_view<Tab> t = {static_cast<const char *>(a->table.data),
+                         a->table.pitch, a->table.channels,
+                         a->inclusive ? 0 : 1};
+    u64 w = a->table.width - t.pad, h = a->table.height - t.pad;
+    term_args ta;
+    ta.sq = a->squared;
+    for (int c = 0; c < 4; c++)
+        ta.off[c] = a->offset != NULL && c < a->table.channels ? a->offset[c]
+                                                               : 0.0;
+    box_sums_kernel<Tab, Acc>
+        <<<aux_grid(ctx, a->nrect, THREADS), THREADS, 0,
+           parsum__cuda_st(ctx)->stream>>>(
+            t, w, h, reinterpret_cast<const rect64 *>(a->rects), a->nrect,
+            a->means, a->offset != NULL && !a->squared, ta,
+            a->table.dtype == PARSUM_I64, a->out);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+} /* namespace */
+
+parsum_status parsum__cuda_box_sums(parsum_context *ctx,
+                                    const parsum__box_sums_args *a)
+{
+    static_assert(sizeof(parsum_rect) == sizeof(rect64), "rect layout");
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    switch (a->table.dtype) {
+    case PARSUM_U32: return launch_box_sums<u32, u64>(ctx, a);
+    case PARSUM_F32: return launch_box_sums<float, double>(ctx, a);
+    case PARSUM_F64: return launch_box_sums<double, double>(ctx, a);
+    default: return launch_box_sums<u64, u64>(ctx, a);
+    }
+}
+
+namespace {
+
+template <class Dst, class Tab, class Acc, int CH>
+parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
+                      const parsum_image &tab, carve &cv)
+{
+    term_args ta = {};
+    img_out to = {static_cast<char *>(tab.data), tab.pitch};
+    parsum_status s = sat_run<Dst, Acc, Tab, CH>(ctx, a->src, to, 1, ta, cv);
+    if (s != PARSUM_OK)
+        return s;
+    table_view<Tab> t = {static_cast<const char *>(tab.data), tab.pitch, CH,
+                         1};
+    box_geom g = {a->src.width,      a->src.height, (i64)a->rx, (i64)a->ry,
+                  (int)a->border,
+                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1)};
+    img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
+    box_eval_kernel<Dst, Tab, Acc, CH>
+        <<<aux_grid(ctx, a->src.width * a->src.height, THREADS), THREADS, 0,
+           parsum__cuda_st(ctx)->stream>>>(t, g, d);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+template <class Dst, class Tab, class Acc>
+parsum_status box_channels(parsum_context *ctx,
+                           const parsum__box_filter_args *a,
+                           const parsum_image &tab, carve &cv)
+{
+    switch (a->src.channels) {
+    case 1: return box_run<Dst, Tab, Acc, 1>(ctx, a, tab, cv);
+    case 2: return box_run<Dst, Tab, Acc, 2>(ctx, a, tab, cv);
+    case 3: return box_run<Dst, Tab, Acc, 3>(ctx, a, tab, cv);
+    default: return box_run<Dst, Tab, Acc, 4>(ctx, a, tab, cv);
+    }
+}
+
+} /* namespace */
+
+/* The table of the image (default layout) in scratch memory, then the
+ * border-aware four-corner evaluation. Unsigned images whose window sums
+ * stay below 2^32 use a U32 table (half the bytes); other integers a
+ * 64-bit one (their window sums fit in int64: radius <= 2^14); floats a
+ * float64 one. */
+parsum_status parsum__cuda_box_filter(parsum_context *ctx,
+                                      const parsum__box_filter_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    const double area = (double)(2 * a->rx + 1) * (double)(2 * a->ry + 1);
+    const parsum_dtype dt = a->src.dtype;
+    const bool narrow = (dt == PARSUM_U8 && 255.0 * area < 4294967296.0) ||
+                        (dt == PARSUM_U16 && 65535.0 * area < 4294967296.0);
+    const size_t tsz = narrow ? 4 : 8;
+    parsum_image tab = a->src;
+    tab.width = a->src.width + 1;
+    tab.height = a->src.height + 1;
+    tab.pitch = round_up(tab.width * a->src.channels * tsz, 256);
+    size_t bytes = tab.pitch * tab.height + sat_scratch_bytes(a->src, tsz) + 256;
+    carve cv = {static_cast<unsigned char *>(parsum__scratch(ctx, bytes, a->fn)),
+                0};
+    if (cv.base == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    tab.data = cv.take(tab.pitch * tab.height);
+    switch (dt) {
+    case PARSUM_U8:
+        return narrow ? box_channels<uint8_t, u32, u32>(ctx, a, tab, cv)
+                      : box_channels<uint8_t, u64, u64>(ctx, a, tab, cv);
+    case PARSUM_U16:
+        return narrow ? box_channels<uint16_t, u32, u32>(ctx, a, tab, cv)
+                      : box_channels<uint16_t, u64, u64>(ctx, a, tab, cv);
+    case PARSUM_I32: return box_channels<int32_t, u64, u64>(ctx, a, tab, cv);
+    case PARSUM_F32: return box_channels<float, double, double>(ctx, a, tab, cv);
+    default: return box_channels<double, double, double>(ctx, a, tab, cv);
+    }
+}

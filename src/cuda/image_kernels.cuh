@@ -1,0 +1,672 @@
+/*
+ * image_kernels.cuh - the CUDA kernels of the image functions (image.cu).
+ *
+ * Summed-area table in three steps over tiles of BAND rows x STRIP pixels
+ * (256 threads, 4 consecutive pixels each):
+ *   1. sat_band_kernel: per tile, the column sums of its rows and the row
+ *      totals of its strip (reads the image);
+ *   2. sat_carry_* kernels: exclusive sums of the column sums down the
+ *      bands, then prefix sums along each band's row: the table row just
+ *      above each band; and exclusive sums of the strip row totals along
+ *      each row: what each strip's rows start from (small arrays);
+ *   3. sat_final_kernel: per tile, row prefix sums (block scan) started
+ *      from the strip carry, added to running column sums started from the
+ *      band's carry row, stored as the table (reads the image again).
+ * So the image is read twice and the table written once; the notes' row
+ * scans + transpose + row scans (seed 003) would move every table entry
+ * four times. Accumulators: uint32 for U32 tables and uint64 for 64-bit
+ * integer ones (sums modulo 2^bits, as the header defines), float64 for
+ * float tables; the float64 grouping depends only on the image size.
+ *
+ * The box filter is evaluated on a summed-area table of the image (in
+ * scratch memory) with the border rules folded into the four corner
+ * lookups: along one axis, the sum of the made-up sequence up to virtual
+ * index k is a small integer combination of the table's prefix sums (whole
+ * periods of WRAP / REFLECT / REFLECT_101, runs of the edge pixel for
+ * CLAMP), so each output costs O(1) whatever the radius.
+ */
+#ifndef PARSUM_IMAGE_KERNELS_CUH
+#define PARSUM_IMAGE_KERNELS_CUH
+
+#include <cstdint>
+
+namespace parsum_img {
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+constexpr int THREADS = 256;
+constexpr int WARPS = THREADS / 32;
+constexpr int PIX = 4;                    /* pixels per thread per row */
+constexpr int STRIP = THREADS * PIX;      /* pixels per tile row */
+constexpr int MAX_BAND = 64;              /* rows per tile, at most */
+
+struct img_in {
+    const char *data;
+    u64 pitch; /* bytes */
+    u64 width, height;
+};
+
+struct img_out {
+    char *data;
+    u64 pitch;
+};
+
+/* A sample as an accumulator term: integers modulo 2^bits (I32 sign-
+ * extended first), floats in float64 less the offset; squared on demand. */
+template <class Acc, class Src>
+__device__ __forceinline__ Acc as_term(Src v, bool sq, double off)
+{
+    if constexpr (Acc(0.5) != Acc(0)) {
+        double d = (double)v - off;
+        return sq ? d * d : d;
+    } else {
+        Acc a = (Acc)(i64)v;
+        return sq ? a * a : a;
+    }
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, int d)
+{
+    return __shfl_up_sync(0xffffffffu, v, d);
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(T v, int d)
+{
+    return __shfl_xor_sync(0xffffffffu, v, d);
+}
+
+/* Exclusive scan over the block of one value per channel per thread, in a
+ * fixed order (deterministic for floats). smem: WARPS * CH values.
+ * total gets the block's sum. Contains two __syncthreads. */
+template <class Acc, int CH>
+__device__ __forceinline__ void block_excl_scan(const Acc (&v)[CH],
+                                                Acc (&excl)[CH],
+                                                Acc (&total)[CH], Acc *smem)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    Acc inc[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        inc[c] = v[c];
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            Acc o = shfl_up(inc[c], d);
+            if (lane >= d)
+                inc[c] += o;
+        }
+        if (lane == 31)
+            smem[warp * CH + c] = inc[c];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        Acc before = 0, all = 0;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) {
+            Acc t = smem[w * CH + c];
+            if (w < warp)
+                before += t;
+            all += t;
+        }
+        excl[c] = before + (inc[c] - v[c]);
+        total[c] = all;
+    }
+    __syncthreads();
+}
+
+/* The PIX pixels of one thread in one row, raw, as 32-bit words (PIX *
+ * CH * sizeof(Src) is a multiple of 4): loaded as 16- or 4-byte vectors
+ * when the image allows (align, from the host: the largest of 16, 4 that
+ * divides both data and pitch, else 0), sample by sample otherwise and at
+ * the end of a row. Raw words keep many rows in flight in few registers. */
+template <class Src, int CH>
+struct chunk {
+    static constexpr int BYTES = PIX * CH * (int)sizeof(Src);
+    static constexpr int WORDS = BYTES / 4;
+    u32 w[WORDS];
+};
+
+template <class Src, int CH>
+__device__ __forceinline__ void load_chunk(const char *row, u64 px0, u64 w,
+                                           int align, chunk<Src, CH> &c)
+{
+    typedef chunk<Src, CH> C;
+    const char *p = row + px0 * CH * sizeof(Src);
+    if (px0 + PIX <= w && align >= 4) {
+        if constexpr (C::WORDS % 4 == 0) {
+            if (align >= 16) {
+#pragma unroll
+                for (int i = 0; i < C::WORDS / 4; i++) {
+                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(p) + i);
+                    c.w[4 * i] = v.x;
+                    c.w[4 * i + 1] = v.y;
+                    c.w[4 * i + 2] = v.z;
+                    c.w[4 * i + 3] = v.w;
+                }
+                return;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < C::WORDS; i++)
+            c.w[i] = __ldg(reinterpret_cast<const u32 *>(p) + i);
+        return;
+    }
+    Src v[PIX * CH];
+#pragma unroll
+    for (int k = 0; k < PIX * CH; k++)
+        v[k] = px0 + k / CH < w ? reinterpret_cast<const Src *>(p)[k] : Src(0);
+    memcpy(c.w, v, C::BYTES);
+}
+
+/* The terms of a chunk (0 past the width). */
+template <class Src, class Acc, int CH>
+__device__ __forceinline__ void chunk_terms(const chunk<Src, CH> &c, u64 px0,
+                                            u64 w, bool sq, const double *off,
+                                            Acc (&t)[PIX][CH])
+{
+    Src v[PIX * CH];
+    memcpy(v, c.w, chunk<Src, CH>::BYTES);
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            t[j][c] = px0 + j < w ? as_term<Acc>(v[j * CH + c], sq, off[c])
+                                  : Acc(0);
+}
+
+/* Rows loaded ahead per group: about 16 words of raw data per thread. */
+template <class Src, int CH>
+struct rows_ahead {
+    static constexpr int W = chunk<Src, CH>::WORDS;
+    static constexpr int value = W >= 16 ? 1 : 16 / W > 8 ? 8 : 16 / W;
+};
+
+struct sat_geom {
+    u64 strips, bands, band_rows;
+};
+
+struct term_args {
+    bool sq;
+    int align; /* see load_chunk */
+    double off[4];
+};
+
+/* Step 1. colsum: [bands][width * CH]; rowtot: [height][strips][CH]. */
+template <class Src, class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_band_kernel(img_in in, sat_geom g, term_args ta, Acc *colsum,
+                    Acc *rowtot)
+{
+    __shared__ Acc part[MAX_BAND][WARPS][CH];
+    const u64 s = blockIdx.x, b = blockIdx.y;
+    const u64 px0 = s * STRIP + threadIdx.x * PIX;
+    const u64 y0 = b * g.band_rows;
+    const u64 y1 = min(in.height, y0 + g.band_rows);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    Acc col[PIX][CH];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            col[j][c] = 0;
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1)
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            if (yg + r >= y1)
+                break;
+            Acc t[PIX][CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+            Acc rt[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                rt[c] = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    col[j][c] += t[j][c];
+                    rt[c] += t[j][c];
+                }
+#pragma unroll
+                for (int d = 16; d > 0; d /= 2)
+                    rt[c] += shfl_xor(rt[c], d);
+            }
+            if (lane == 0)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    part[yg + r - y0][warp][c] = rt[c];
+        }
+    }
+    __syncthreads();
+    for (u64 i = threadIdx.x; i < (y1 - y0) * CH; i += THREADS) {
+        u64 r = i / CH;
+        int c = (int)(i % CH);
+        Acc sum = 0;
+        for (int w = 0; w < WARPS; w++)
+            sum += part[r][w][c];
+        rowtot[((y0 + r) * g.strips + s) * CH + c] = sum;
+    }
+    Acc *out = colsum + b * in.width * CH;
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+        if (px0 + j < in.width)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                out[(px0 + j) * CH + c] = col[j][c];
+}
+
+/* Step 2a: exclusive sums down the bands, column by column (in place). */
+template <class Acc>
+__global__ void sat_carry_down_kernel(Acc *colsum, u64 samples, u64 bands)
+{
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < samples;
+         i += (u64)gridDim.x * blockDim.x) {
+        Acc run = 0;
+        for (u64 b = 0; b < bands; b++) {
+            Acc t = colsum[b * samples + i];
+            colsum[b * samples + i] = run;
+            run += t;
+        }
+    }
+}
+
+/* Step 2a': exclusive sums of the strip row totals along each row. */
+template <class Acc>
+__global__ void sat_carry_strips_kernel(Acc *rowtot, u64 rows, u64 strips,
+                                        int ch)
+{
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < rows * ch;
+         i += (u64)gridDim.x * blockDim.x) {
+        u64 y = i / ch;
+        int c = (int)(i % ch);
+        Acc run = 0;
+        for (u64 s = 0; s < strips; s++) {
+            Acc *p = rowtot + (y * strips + s) * ch + c;
+            Acc t = *p;
+            *p = run;
+            run += t;
+        }
+    }
+}
+
+/* Step 2b: inclusive prefix sums along each band's row (in place, one
+ * block per band): the table row just above the band. */
+template <class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_carry_rows_kernel(Acc *colsum, u64 width)
+{
+    __shared__ Acc sm[WARPS * CH];
+    Acc *row = colsum + blockIdx.x * width * CH;
+    Acc carry[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        carry[c] = 0;
+    for (u64 base = 0; base < width; base += STRIP) {
+        const u64 px0 = base + threadIdx.x * PIX;
+        Acc t[PIX][CH], tot[CH], excl[CH], all[CH];
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            tot[c] = 0;
+#pragma unroll
+            for (int j = 0; j < PIX; j++) {
+                t[j][c] = px0 + j < width ? row[(px0 + j) * CH + c] : Acc(0);
+                tot[c] += t[j][c];
+                t[j][c] = tot[c];
+            }
+        }
+        block_excl_scan<Acc, CH>(tot, excl, all, sm);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+            if (px0 + j < width)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    row[(px0 + j) * CH + c] = carry[c] + excl[c] + t[j][c];
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            carry[c] += all[c];
+    }
+}
+
+/* Step 3. carry_rows: [bands][width * CH] (step 2b); strip_carry:
+ * [height][strips][CH] (step 2a'). pad: 1 for the default layout (zero
+ * first row and column, written here), 0 for the inclusive one. */
+template <class Src, class Acc, class Tab, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_final_kernel(img_in in, img_out tab, int pad, sat_geom g,
+                     term_args ta, const Acc *carry_rows,
+                     const Acc *strip_carry)
+{
+    __shared__ Acc sm[WARPS * CH];
+    const u64 s = blockIdx.x, b = blockIdx.y;
+    const u64 px0 = s * STRIP + threadIdx.x * PIX;
+    const u64 y0 = b * g.band_rows;
+    const u64 y1 = min(in.height, y0 + g.band_rows);
+    Acc acc[PIX][CH];
+    const Acc *cr = carry_rows + b * in.width * CH;
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            acc[j][c] = px0 + j < in.width ? cr[(px0 + j) * CH + c] : Acc(0);
+    if (pad && b == 0) {
+        Tab *r0 = reinterpret_cast<Tab *>(tab.data);
+        for (int j = 0; j < PIX; j++)
+            if (px0 + j < in.width)
+                for (int c = 0; c < CH; c++)
+                    r0[(px0 + j + 1) * CH + c] = Tab(0);
+        if (s == 0 && threadIdx.x == 0)
+            for (int c = 0; c < CH; c++)
+                r0[c] = Tab(0);
+    }
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+        Acc scv[G][CH];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1) {
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    scv[r][c] = strip_carry[((yg + r) * g.strips + s) * CH + c];
+            }
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            const u64 y = yg + r;
+            if (y >= y1)
+                break; /* uniform across the block */
+            Acc t[PIX][CH], tot[CH], excl[CH], all[CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                tot[c] = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    tot[c] += t[j][c];
+                    t[j][c] = tot[c];
+                }
+            }
+            block_excl_scan<Acc, CH>(tot, excl, all, sm);
+            Tab *orow =
+                reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+            Acc base[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                base[c] = scv[r][c] + excl[c];
+#pragma unroll
+            for (int j = 0; j < PIX; j++)
+                if (px0 + j < in.width)
+#pragma unroll
+                    for (int c = 0; c < CH; c++) {
+                        acc[j][c] += base[c] + t[j][c];
+                        orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+                    }
+            if (pad && s == 0 && threadIdx.x == 0)
+                for (int c = 0; c < CH; c++)
+                    orow[c] = Tab(0);
+        }
+    }
+}
+
+/* Per-channel float64 sums of rows g, g + G, g + 2G ... for block g, in a
+ * fixed order: the offset means (OFFSET_MEAN). part: [G][CH]. */
+template <class Src, int CH>
+__global__ void __launch_bounds__(THREADS)
+    image_sum_kernel(img_in in, double *part)
+{
+    __shared__ double sm[THREADS];
+    double acc[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        acc[c] = 0;
+    for (u64 y = blockIdx.x; y < in.height; y += gridDim.x) {
+        const Src *r = reinterpret_cast<const Src *>(in.data + y * in.pitch);
+        for (u64 x = threadIdx.x; x < in.width; x += THREADS)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                acc[c] += (double)r[x * CH + c];
+    }
+    for (int c = 0; c < CH; c++) {
+        sm[threadIdx.x] = acc[c];
+        __syncthreads();
+        for (int h = THREADS / 2; h > 0; h /= 2) {
+            if ((int)threadIdx.x < h)
+                sm[threadIdx.x] += sm[threadIdx.x + h];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0)
+            part[blockIdx.x * CH + c] = sm[0];
+        __syncthreads();
+    }
+}
+
+/* A table of the default layout or the inclusive one, read as prefix sums:
+ * P(i, j) = the sum over rows <= i, columns <= j (i, j >= -1). */
+template <class Tab>
+struct table_view {
+    const char *data;
+    u64 pitch;
+    int ch;
+    int pad; /* 1: default layout */
+    __device__ __forceinline__ Tab P(i64 i, i64 j, int c) const
+    {
+        if (!pad && (i < 0 || j < 0))
+            return Tab(0);
+        const Tab *r = reinterpret_cast<const Tab *>(data + (u64)(i + pad) *
+                                                               pitch);
+        return r[(u64)(j + pad) * ch + c];
+    }
+};
+
+struct rect64 {
+    u64 x, y, width, height;
+};
+
+/* One thread per rectangle: clipped four-corner sums (or means). Acc:
+ * uint64 for integer tables (I64 read as its bits), double for float. */
+template <class Tab, class Acc>
+__global__ void box_sums_kernel(table_view<Tab> t, u64 w, u64 h,
+                                const rect64 *rects, u64 nrect, bool means,
+                                bool add_off, term_args ta, bool i64_table,
+                                void *out)
+{
+    for (u64 r = blockIdx.x * (u64)blockDim.x + threadIdx.x; r < nrect;
+         r += (u64)gridDim.x * blockDim.x) {
+        rect64 rc = rects[r];
+        u64 x0 = rc.x < w ? rc.x : w, y0 = rc.y < h ? rc.y : h;
+        u64 x1 = rc.width > w - x0 ? w : x0 + rc.width;
+        u64 y1 = rc.height > h - y0 ? h : y0 + rc.height;
+        double area = (double)(x1 - x0) * (double)(y1 - y0);
+        for (int c = 0; c < t.ch; c++) {
+            Acc s = (Acc)t.P((i64)y1 - 1, (i64)x1 - 1, c) -
+                    (Acc)t.P((i64)y0 - 1, (i64)x1 - 1, c) -
+                    (Acc)t.P((i64)y1 - 1, (i64)x0 - 1, c) +
+                    (Acc)t.P((i64)y0 - 1, (i64)x0 - 1, c);
+            u64 o = r * t.ch + c;
+            if constexpr (Acc(0.5) != Acc(0)) {
+                double v = area == 0 ? 0.0 : (double)s;
+                if (add_off)
+                    v += ta.off[c] * area;
+                static_cast<double *>(out)[o] = means ? v / area : v;
+            } else {
+                if (sizeof(Tab) == 4)
+                    s = (u32)s;
+                if (means)
+                    static_cast<double *>(out)[o] =
+                        (i64_table ? (double)(i64)s : (double)s) / area;
+                else if (sizeof(Tab) == 4)
+                    static_cast<u32 *>(out)[o] = (u32)s;
+                else
+                    static_cast<u64 *>(out)[o] = s;
+            }
+        }
+    }
+}
+
+/* Border rule along one axis: the made-up sequence's sum up to virtual
+ * index k (F(-1) = 0, F(k) - F(k - 1) = the sample at k) as terms
+ * coef * P(idx), idx in [-1, n - 1] (P(-1) = 0 terms are dropped). */
+struct terms {
+    i64 coef[12];
+    i64 idx[12];
+    int n;
+    __device__ __forceinline__ void add(i64 c, i64 i)
+    {
+        if (i >= 0 && c != 0) {
+            coef[n] = c;
+            idx[n] = i;
+            n++;
+        }
+    }
+};
+
+__device__ __forceinline__ i64 floor_div(i64 a, i64 b)
+{
+    i64 q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+__device__ __forceinline__ void border_terms(i64 k, i64 n, int border,
+                                             i64 sign, terms &t)
+{
+    switch (border) {
+    case 0: /* ZERO */
+        if (k >= 0)
+            t.add(sign, k < n ? k : n - 1);
+        return;
+    case 1: /* CLAMP */
+        if (k < 0)
+            t.add(sign * (k + 1), 0);
+        else if (k < n)
+            t.add(sign, k);
+        else {
+            t.add(sign * (k - n + 2), n - 1);
+            t.add(-sign * (k - n + 1), n - 2);
+        }
+        return;
+    case 4: { /* WRAP */
+        i64 q = floor_div(k, n), r = k - q * n;
+        t.add(sign * q, n - 1);
+        t.add(sign, r);
+        return;
+    }
+    case 2: { /* REFLECT, period 2n: a..z z..a */
+        i64 q = floor_div(k, 2 * n), r = k - q * 2 * n;
+        if (r < n) {
+            t.add(sign * 2 * q, n - 1);
+            t.add(sign, r);
+        } else {
+            t.add(sign * (2 * q + 2), n - 1);
+            t.add(-sign, 2 * n - 2 - r);
+        }
+        return;
+    }
+    default: { /* REFLECT_101, period 2n - 2: a..z y..b */
+        if (n == 1) {
+            t.add(sign * (k + 1), 0);
+            return;
+        }
+        i64 p = 2 * n - 2, q = floor_div(k, p), r = k - q * p;
+        t.add(sign * q, n - 1);
+        t.add(sign * q, n - 2);
+        t.add(-sign * q, 0);
+        if (r < n) {
+            t.add(sign, r);
+        } else {
+            t.add(sign, n - 1);
+            t.add(sign, n - 2);
+            t.add(-sign, 2 * n - 3 - r);
+        }
+        return;
+    }
+    }
+}
+
+/* The mean of a window sum: floats divided in float64; integers
+ * floor((sum + area / 2) / area) exactly (the true sum fits in int64, so
+ * the modular sum is it; U32 tables only serve unsigned images whose
+ * window sums fit in 32 bits). The float64 quotient is corrected by one
+ * where its rounding crossed an integer. */
+template <class Dst, class Tab, class Acc>
+__device__ __forceinline__ Dst box_mean(Acc s, i64 area)
+{
+    if constexpr (Acc(0.5) != Acc(0)) {
+        return (Dst)(s / (double)area);
+    } else {
+        i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
+        i64 num = v + area / 2;
+        i64 q = (i64)floor((double)num / (double)area);
+        if (q * area > num)
+            q--;
+        else if ((q + 1) * area <= num)
+            q++;
+        return (Dst)q;
+    }
+}
+
+struct box_geom {
+    u64 width, height;
+    i64 rx, ry;
+    int border;
+    i64 area;
+};
+
+/* One thread per pixel: the window sum from the table through the border
+ * terms of both axes, then the mean (integers: floor((sum + area / 2) /
+ * area), exact; floats: float64 division, rounded once). */
+template <class Dst, class Tab, class Acc, int CH>
+__global__ void box_eval_kernel(table_view<Tab> t, box_geom g, img_out dst)
+{
+    const u64 total = g.width * g.height;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < total;
+         i += (u64)gridDim.x * blockDim.x) {
+        const i64 y = (i64)(i / g.width), x = (i64)(i % g.width);
+        Dst *o = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch) +
+                 (u64)x * CH;
+        if (y + g.ry < (i64)g.height && x + g.rx < (i64)g.width &&
+            y - g.ry >= 0 && x - g.rx >= 0) {
+            /* Inside: four corners (row and column -1 are the table's
+             * zero row and column). */
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc s = (Acc)t.P(y + g.ry, x + g.rx, c) -
+                        (Acc)t.P(y - g.ry - 1, x + g.rx, c) -
+                        (Acc)t.P(y + g.ry, x - g.rx - 1, c) +
+                        (Acc)t.P(y - g.ry - 1, x - g.rx - 1, c);
+                o[c] = box_mean<Dst, Tab>(s, g.area);
+            }
+            continue;
+        }
+        terms ty, tx;
+        ty.n = tx.n = 0;
+        border_terms(y + g.ry, (i64)g.height, g.border, 1, ty);
+        border_terms(y - g.ry - 1, (i64)g.height, g.border, -1, ty);
+        border_terms(x + g.rx, (i64)g.width, g.border, 1, tx);
+        border_terms(x - g.rx - 1, (i64)g.width, g.border, -1, tx);
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            Acc s = 0;
+            for (int a = 0; a < ty.n; a++) {
+                Acc row = 0;
+                for (int b = 0; b < tx.n; b++)
+                    row += (Acc)tx.coef[b] * (Acc)t.P(ty.idx[a], tx.idx[b], c);
+                s += (Acc)ty.coef[a] * row;
+            }
+            o[c] = box_mean<Dst, Tab>(s, g.area);
+        }
+    }
+}
+
+} /* namespace parsum_img */
+
+#endif
