@@ -482,7 +482,30 @@ static void test_bad_png_headers(void **state)
     EXPECT(PARSUM_ERR_BAD_FILE, tio_read_bytes("p", buf, n, &img));
     assert_non_null(strstr(parsum_last_error(tu_ctx), "truncated"));
 }
-#define PNG_TESTS cmocka_unit_test(test_bad_png_headers),
+/* A valid JPEG whose frame header claims 4000 x 4000 pixels: stb would
+ * decode the missing blocks as zeros; too little coded data for them. */
+static void test_jpeg_bomb(void **state)
+{
+    (void)state;
+    size_t n;
+    unsigned char *bytes = sample_bytes(&samples[7], &n);
+    assert_string_equal(samples[7].name, "s8.jpg");
+    unsigned char *sof = NULL;
+    for (size_t i = 0; i + 9 < n && sof == NULL; i++)
+        if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0)
+            sof = bytes + i;
+    assert_non_null(sof);
+    parsum_image img;
+    TU_OK(parsum__image_read_mem(tu_ctx, bytes, n, &img));
+    parsum_image_free(tu_ctx, &img);
+    sof[5] = sof[7] = 4000 >> 8; /* height, width */
+    sof[6] = sof[8] = 4000 & 255;
+    EXPECT(PARSUM_ERR_BAD_FILE, parsum__image_read_mem(tu_ctx, bytes, n, &img));
+    assert_non_null(strstr(parsum_last_error(tu_ctx), "cannot hold"));
+    free(bytes);
+}
+#define PNG_TESTS                                                            \
+    cmocka_unit_test(test_bad_png_headers), cmocka_unit_test(test_jpeg_bomb),
 #else
 #define PNG_TESTS
 #endif

@@ -19,7 +19,8 @@
  *         into a grey image of the declared size), Huffman tables of at
  *         most 256 codes, defined before the scans that use them (stb
  *         2.27 writes past its arrays, or reads uninitialised ones,
- *         otherwise); size and components from the first SOFn
+ *         otherwise), at least a bit of coded data per block (stb decodes
+ *         missing data as zeros); size and components from the first SOFn
  *   HDR   header lines, the "-Y h +X w" line, then every scanline as stb
  *         reads it: flat RGBE pixels, or new-style run-length encoding
  *         (four components, runs and dumps that must fill the width)
@@ -163,9 +164,41 @@ static size_t jpeg_skip_scan(const unsigned char *d, size_t size, size_t pos)
 /* What the walk over a JPEG has seen so far. */
 typedef struct jpeg_walk {
     bool sof, sos, progressive;
-    unsigned tables; /* bit 4 * class + id: Huffman tables defined */
+    unsigned tables;    /* bit 4 * class + id: Huffman tables defined */
+    uint64_t blocks;    /* 8 x 8 blocks of all components of the frame */
+    uint64_t coded;     /* bytes of entropy-coded data of all scans */
     parsum__shape shape;
 } jpeg_walk;
+
+/* The frame header (SOFn, p: the n bytes after the length field): size,
+ * components, and their blocks (each component's share of the image,
+ * by its sampling factors 1..4, in 8 x 8 blocks). */
+static bool jpeg_sof(jpeg_walk *w, int m, const unsigned char *p, size_t n)
+{
+    size_t nc = n >= 6 ? p[5] : 0, hmax = 1, vmax = 1;
+    if (nc < 1 || n < 6 + 3 * nc)
+        return false;
+    for (size_t c = 0; c < nc; c++) {
+        size_t h = p[7 + 3 * c] >> 4, v = p[7 + 3 * c] & 15;
+        if (h < 1 || h > 4 || v < 1 || v > 4)
+            return false;
+        hmax = h > hmax ? h : hmax;
+        vmax = v > vmax ? v : vmax;
+    }
+    w->shape.height = be16(p + 1);
+    w->shape.width = be16(p + 3);
+    w->shape.channels = nc == 1 ? 1 : 3;
+    w->shape.dtype = PARSUM_U8;
+    for (size_t c = 0; c < nc; c++) {
+        size_t h = p[7 + 3 * c] >> 4, v = p[7 + 3 * c] & 15;
+        uint64_t cw = (w->shape.width * h + hmax - 1) / hmax;
+        uint64_t ch = (w->shape.height * v + vmax - 1) / vmax;
+        w->blocks += ((cw + 7) / 8) * ((ch + 7) / 8);
+    }
+    w->progressive = m == 0xC2;
+    w->sof = true;
+    return true;
+}
 
 /* A DHT segment's tables (p: the n bytes after the length field): class
  * and id in range, at most 256 codes each (stb 2.27 writes past its
@@ -223,21 +256,41 @@ static parsum_status jpeg_segment(const parsum__io_job *job, jpeg_walk *w,
         bad = "bad Huffman table segment";
     else if (m == 0xDA && !jpeg_sos(w, d + 2, len - 2))
         bad = "bad scan header, or a scan using an undefined Huffman table";
-    else if (is_sof(m) && !w->sof && len < 8)
-        bad = "start-of-frame segment too short";
+    else if (is_sof(m) && !w->sof && !jpeg_sof(w, m, d + 2, len - 2))
+        bad = "bad start-of-frame segment";
     if (bad != NULL)
         return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
                                "JPEG: %s (marker 0x%02x at byte %zu)", bad, m,
                                pos);
-    if (is_sof(m) && !w->sof) {
-        w->shape.height = be16(d + 3);
-        w->shape.width = be16(d + 5);
-        w->shape.channels = d[7] == 1 ? 1 : 3;
-        w->shape.dtype = PARSUM_U8;
-        w->progressive = m == 0xC2;
-        w->sof = true;
-    }
     w->sos = w->sos || m == 0xDA;
+    return PARSUM_OK;
+}
+
+/* The checks at EOI: a frame and a scan, the pixel cap, and enough coded
+ * data for every block. stb decodes missing data as zeros, so a few
+ * hundred bytes could otherwise declare (and cost the time and memory of)
+ * 10^8 pixels. Every block of a sequential frame is coded once with at
+ * least a DC and an AC code, each at least one bit long; in a progressive
+ * frame the first DC scans code each block with at least one bit. */
+static parsum_status jpeg_complete(const parsum__io_job *job,
+                                   const jpeg_walk *w, parsum__shape *shape)
+{
+    if (w->sof)
+        PARSUM__CHECK(parsum__io_check_size(job, "JPEG", w->shape.width,
+                                            w->shape.height));
+    if (!w->sof || !w->sos)
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "JPEG without a %s segment",
+                               !w->sof ? "start-of-frame" : "start-of-scan");
+    uint64_t bits = w->blocks * (w->progressive ? 1 : 2);
+    if (w->coded * 8 < bits)
+        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
+                               "JPEG: %llu bytes of coded data cannot hold "
+                               "the %llu blocks of %zu x %zu pixels",
+                               (unsigned long long)w->coded,
+                               (unsigned long long)w->blocks, w->shape.width,
+                               w->shape.height);
+    *shape = w->shape;
     return PARSUM_OK;
 }
 
@@ -268,24 +321,25 @@ parsum_status parsum__jpeg_check(const parsum__io_job *job,
         size_t len = be16(d + pos);
         PARSUM__CHECK(jpeg_segment(job, &w, m, d + pos, len, pos - 1));
         pos += len;
-        if (m == 0xDA) /* the scan's entropy-coded data follow */
-            pos = jpeg_skip_scan(d, size, pos);
+        if (m == 0xDA) { /* the scan's entropy-coded data follow */
+            size_t end = jpeg_skip_scan(d, size, pos);
+            w.coded += end - pos;
+            pos = end;
+        }
     }
-    if (w.sof)
-        PARSUM__CHECK(parsum__io_check_size(job, "JPEG", w.shape.width,
-                                            w.shape.height));
-    if (!w.sof || !w.sos)
-        return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "JPEG without a %s segment",
-                               !w.sof ? "start-of-frame" : "start-of-scan");
-    *shape = w.shape;
-    return PARSUM_OK;
+    return jpeg_complete(job, &w, shape);
 }
 
 /* ---- Radiance HDR ------------------------------------------------------- */
 
+/* Longest header line: stb reads lines into a 1024-byte buffer and cuts
+ * longer ones, so that it would see another line than parsum does. */
+#define HDR_MAX_LINE 1000
+
 /* The line starting at *pos (without its '\n'); *pos moves past it. False
- * when no '\n' ends it. */
+ * when no '\n' ends it, and for a line that stb would read differently:
+ * too long, or holding a NUL byte (stb's string functions stop there, so
+ * that "\0..." is an empty line to it). */
 static bool next_line(const unsigned char *d, size_t size, size_t *pos,
                       const char **line, size_t *len)
 {
@@ -295,7 +349,7 @@ static bool next_line(const unsigned char *d, size_t size, size_t *pos,
     *line = (const char *)d + *pos;
     *len = (size_t)(nl - (d + *pos));
     *pos += *len + 1;
-    return true;
+    return *len <= HDR_MAX_LINE && memchr(*line, '\0', *len) == NULL;
 }
 
 /* Parses "-Y <height> +X <width>" (the orientation stb supports). */
@@ -384,11 +438,14 @@ parsum_status parsum__hdr_check(const parsum__io_job *job,
     bool format = false;
     if (!next_line(d, size, &pos, &line, &len))
         return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                               "truncated HDR header");
+                               "truncated or bad HDR header line");
     do {
         if (!next_line(d, size, &pos, &line, &len))
             return parsum__io_fail(job, PARSUM_ERR_BAD_FILE,
-                                   "truncated HDR header (no empty line)");
+                                   "truncated or bad HDR header (no empty "
+                                   "line, a NUL byte or a line over %d "
+                                   "bytes)",
+                                   HDR_MAX_LINE);
         format = format || (len == 22 &&
                             memcmp(line, "FORMAT=32-bit_rle_rgbe", 22) == 0);
     } while (len > 0);

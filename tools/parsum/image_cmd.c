@@ -45,7 +45,7 @@ void cli_usage_image(void)
         "          pixel, in IN's sample type (integers rounded half up).\n"
         "          OUT's format follows its extension and must hold IN's\n"
         "          sample type and channels.\n"
-        "  --radius R    RX = RY = R (0 to 1048576)\n"
+        "  --radius R    RX = RY = R (0 to 16384)\n"
         "  --rx X, --ry Y  one radius each (override --radius)\n"
         "  --border B    pixels beyond the edge: zero, clamp, reflect,\n"
         "                reflect101 (default, as OpenCV) or wrap\n"
@@ -117,7 +117,7 @@ static int parse_valued(int argc, char **argv, int *i, image_args *a)
     bool blur = strcmp(a->cmd, "boxblur") == 0;
     const char *v = NULL;
     int m;
-    const int lim = 1 << 20;
+    const int lim = 16384; /* parsum_box_filter's largest radius */
     if ((m = cli_option_value(argc, argv, i, "--backend", &v)) != 0)
         return m < 0 || cli_parse_backend(v, &a->backend) ? -1 : 1;
     if (!blur && (m = cli_option_value(argc, argv, i, "--table", &v)) != 0)
