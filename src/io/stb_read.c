@@ -36,9 +36,9 @@
  * reader lets its bit count go negative and shifts by more than 31 bits:
  * undefined behaviour that only puts garbage bits in its bit buffer (the
  * data are garbage anyway; no memory is touched). Sanitized builds skip
- * that one check in stb's code: through this pragma with clang (the fuzz
- * target), through -fno-sanitize=shift-exponent on this file with GCC
- * (src/CMakeLists.txt). Found by fuzzing. */
+ * that check in stb's code: through this pragma with clang (the fuzz
+ * target), through -fno-sanitize=shift on this file with GCC (which does
+ * not take shift-exponent alone; src/CMakeLists.txt). Found by fuzzing. */
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((no_sanitize("shift-exponent"))), \
                              apply_to = function)
