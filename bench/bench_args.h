@@ -17,7 +17,8 @@ typedef struct parsum_bench_args {
     const char *what;   /* "reduce", "scan", a segmented benchmark
                            ("segscan", "segreduce", "scanbykey",
                            "reducebykey") or a selection benchmark
-                           ("select", "partition", "unique", "rle") */
+                           ("select", "partition", "unique", "rle") or
+                           an image benchmark ("integral", "boxfilter") */
     size_t n;           /* elements; 0 = a sweep over several sizes */
     parsum_dtype dtype;
     parsum_op op;
@@ -35,6 +36,9 @@ typedef struct parsum_bench_args {
     int select_by;      /* select, partition: 0 predicate, 1 flag bytes,
                            2 packed flag bits */
     int selectivity_set; /* --selectivity or --select-by was given */
+    int radius;         /* boxfilter: rx = ry, or -1 for 1, 3, 7, 15 */
+    int border;         /* boxfilter: a parsum_border */
+    int image_set;      /* --radius or --border was given */
 } parsum_bench_args;
 
 /* A benchmark entry point returns the process exit status it wants:

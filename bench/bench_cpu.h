@@ -36,6 +36,14 @@ int parsum_bench_cpu_segmented(const parsum_bench_args *args, FILE *out);
  * distribution (args->seg_dist) or each in turn (-1). */
 int parsum_bench_cpu_select(const parsum_bench_args *args, FILE *out);
 
+/* `parsum bench integral|boxfilter` (bench_cpu_image.c): parsum's
+ * summed-area table or box filter of square one-channel images of args->n
+ * pixels (0: sides 1024 to 8192) against a serial loop and
+ * the copies. args->dtype < 0 selects the default cases (integral: u8 ->
+ * u32, u8 -> f64 squared, u16 -> u64, f32 -> f64; box filter: u8); the
+ * box filter takes args->radius (-1: 1, 3, 7 and 15) and args->border. */
+int parsum_bench_cpu_image(const parsum_bench_args *args, FILE *out);
+
 /* Shared by all: the random input of bench_cpu.c (any bits for
  * integers; floats in [0, 1), or within 1e-3 of 1 for PROD), filled on
  * `threads` threads; and the CPU's model name from /proc/cpuinfo. */

@@ -1,37 +1,286 @@
 /*
- * image.c - the CPU backend's image slots (summed-area tables, box sums,
- * box filter).
+ * image.c - what the CPU image code shares (the row-kernel table of the
+ * instruction set in use, band heights, the chain's wait, channel means)
+ * and the box sums of parsum_integral_box_sums / _box_means, which are
+ * independent per rectangle: a parallel for over groups of rectangles,
+ * each computed exactly as the reference does (same four entries, same
+ * order of operations), so the results equal its bits.
+ *
+ * The table (integral.c) and the box filter (box_filter.c) have files of
+ * their own.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "../core/internal.h"
-#include "../ref/ref.h"
 #include "cpu.h"
+#include "image_kernels.h"
+#include "sched.h"
 
-parsum_status parsum__cpu_integral(parsum_context *ctx,
-                                   const parsum__integral_args *a)
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+#define ROUND64(x) (((x) + 63) & ~(size_t)63)
+
+#ifdef PARSUM_ISA_HAVE_generic
+extern const parsum__cpu_image_kernels parsum__cpu_image_kernels_generic;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx2
+extern const parsum__cpu_image_kernels parsum__cpu_image_kernels_avx2;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx512
+extern const parsum__cpu_image_kernels parsum__cpu_image_kernels_avx512;
+#endif
+
+/* The variant isa.c chose for the other kernels (PARSUM_CPU_ISA applies
+ * here too), so one switch forces every path. */
+const parsum__cpu_image_kernels *parsum__cpu_image_kernels_get(void)
 {
-    if (a->offset_mean)
-        parsum__ref_image_mean(&a->src, a->offset);
-    if (parsum__ref_integral(&a->src, &a->table, a->inclusive, a->squared,
-                             a->offset) != PARSUM_OK)
-        return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
-                            "%s: no memory for two rows of column sums",
-                            a->fn);
+    const char *isa = parsum__cpu_kernels_get()->isa;
+#ifdef PARSUM_ISA_HAVE_avx512
+    if (strcmp(isa, "avx512") == 0)
+        return &parsum__cpu_image_kernels_avx512;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx2
+    if (strcmp(isa, "avx2") == 0)
+        return &parsum__cpu_image_kernels_avx2;
+#endif
+    (void)isa;
+    return &parsum__cpu_image_kernels_generic;
+}
+
+size_t parsum__image_band_forced(void)
+{
+    const char *env = getenv("PARSUM_CPU_IMAGE_BAND");
+    if (env == NULL || *env == '\0')
+        return 0;
+    return (size_t)strtoull(env, NULL, 0);
+}
+
+size_t parsum__image_band(size_t height, size_t row_bytes)
+{
+    size_t h = parsum__image_band_forced();
+    if (h == 0) {
+        h = row_bytes == 0 ? height
+                           : (PARSUM__IMAGE_BAND_BYTES + row_bytes - 1) /
+                                 row_bytes;
+        if (h < 16)
+            h = 16;
+    }
+    return h < height ? h : (height > 0 ? height : 1);
+}
+
+void parsum__image_wait(atomic_int *flag)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(flag, memory_order_acquire) == 0) {
+        if (++spins < 256)
+            CPU_RELAX();
+        else
+            sched_yield(); /* more threads than cores: let the producer run */
+    }
+}
+
+/* ---- channel means -------------------------------------------------------- */
+
+typedef struct mean_job {
+    const parsum_image *src;
+    parsum__img_colsum_fn colsum;
+    size_t n, band, nbands;
+    unsigned char *rows;
+    size_t row_bytes;
+    double *part; /* per band: one sum per channel */
+    atomic_size_t next;
+} mean_job;
+
+static void mean_worker(void *arg, int tid, int nt)
+{
+    mean_job *j = arg;
+    const parsum_image *s = j->src;
+    size_t C = (size_t)s->channels;
+    double *acc = (double *)(void *)(j->rows + (size_t)tid * j->row_bytes);
+    (void)nt;
+    for (;;) {
+        size_t b = atomic_fetch_add_explicit(&j->next, 1,
+                                             memory_order_relaxed);
+        if (b >= j->nbands)
+            break;
+        size_t y0 = b * j->band, y1 = y0 + j->band;
+        if (y1 > s->height)
+            y1 = s->height;
+        memset(acc, 0, j->n * sizeof *acc);
+        j->colsum((const char *)s->data + y0 * s->pitch, s->pitch, y1 - y0,
+                  acc, j->n, NULL, NULL);
+        for (size_t c = 0; c < C; c++) {
+            double t = 0;
+            for (size_t i = c; i < j->n; i += C)
+                t += acc[i];
+            j->part[b * C + c] = t;
+        }
+    }
+}
+
+parsum_status parsum__cpu_image_mean(parsum_context *ctx,
+                                     const parsum_image *src, double *mean)
+{
+    static const char fn[] = "parsum_integral";
+    const parsum__cpu_image_kernels *k = parsum__cpu_image_kernels_get();
+    mean_job j;
+    memset(&j, 0, sizeof j);
+    j.src = src;
+    j.n = src->width * (size_t)src->channels;
+    j.colsum = k->colsum[parsum__pix_of(src->dtype)][PARSUM__ACC_F64][0];
+    j.band = parsum__image_band(src->height,
+                                j.n * parsum_dtype_size(src->dtype));
+    j.nbands = (src->height + j.band - 1) / j.band;
+    int nt = ctx->threads < 1 ? 1 : ctx->threads;
+    if ((size_t)nt > j.nbands)
+        nt = (int)j.nbands;
+    j.row_bytes = ROUND64(j.n * sizeof(double));
+    size_t part = ROUND64(j.nbands * (size_t)src->channels * sizeof(double));
+    unsigned char *p =
+        parsum__scratch(ctx, part + (size_t)nt * j.row_bytes, fn);
+    if (p == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    j.part = (double *)(void *)p;
+    j.rows = p + part;
+    atomic_init(&j.next, 0);
+    parsum__sched_spmd(nt, mean_worker, &j);
+    double count = (double)src->width * (double)src->height;
+    for (int c = 0; c < src->channels; c++) {
+        double t = 0;
+        for (size_t b = 0; b < j.nbands; b++)
+            t += j.part[b * (size_t)src->channels + (size_t)c];
+        mean[c] = t / count;
+    }
     return PARSUM_OK;
+}
+
+/* ---- box sums ------------------------------------------------------------- */
+
+#define BOX_CHUNK 1024 /* rectangles per task */
+
+typedef struct box_job {
+    const parsum__box_sums_args *a;
+    size_t w, h; /* the image the table was made from */
+    bool ftab;
+} box_job;
+
+/* Entry T(i, j) in the default layout's coordinates (rows < i, columns
+ * < j), as the reference reads it. */
+static uint64_t entry_u(const box_job *b, size_t i, size_t j, int c)
+{
+    const parsum_image *t = &b->a->table;
+    if (b->a->inclusive) {
+        if (i == 0 || j == 0)
+            return 0;
+        i--;
+        j--;
+    }
+    const char *p = (const char *)t->data + i * t->pitch +
+                    (j * (size_t)t->channels + (size_t)c) *
+                        parsum_dtype_size(t->dtype);
+    if (t->dtype == PARSUM_U32) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static double entry_f(const box_job *b, size_t i, size_t j, int c)
+{
+    const parsum_image *t = &b->a->table;
+    if (b->a->inclusive) {
+        if (i == 0 || j == 0)
+            return 0;
+        i--;
+        j--;
+    }
+    const char *p = (const char *)t->data + i * t->pitch +
+                    (j * (size_t)t->channels + (size_t)c) *
+                        parsum_dtype_size(t->dtype);
+    if (t->dtype == PARSUM_F32) {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    double v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* [lo, hi) of a rectangle side clipped to [0, n). */
+static void clip(uint64_t at, uint64_t len, size_t n, size_t *lo, size_t *hi)
+{
+    *lo = at < n ? (size_t)at : n;
+    *hi = len < n - *lo ? *lo + (size_t)len : n;
+}
+
+static void box_one(const box_job *b, size_t r)
+{
+    const parsum__box_sums_args *a = b->a;
+    const parsum_rect *rc = &a->rects[r];
+    size_t x0, x1, y0, y1;
+    int ch = a->table.channels;
+    clip(rc->x, rc->width, b->w, &x0, &x1);
+    clip(rc->y, rc->height, b->h, &y0, &y1);
+    double area = (double)(x1 - x0) * (double)(y1 - y0);
+    for (int c = 0; c < ch; c++) {
+        size_t o = r * (size_t)ch + (size_t)c;
+        if (b->ftab) {
+            double s = entry_f(b, y1, x1, c) - entry_f(b, y0, x1, c) -
+                       entry_f(b, y1, x0, c) + entry_f(b, y0, x0, c);
+            if (area == 0)
+                s = 0;
+            if (a->offset != NULL && !a->squared)
+                s += a->offset[c] * area;
+            ((double *)a->out)[o] = a->means ? s / area : s;
+            continue;
+        }
+        uint64_t s = entry_u(b, y1, x1, c) - entry_u(b, y0, x1, c) -
+                     entry_u(b, y1, x0, c) + entry_u(b, y0, x0, c);
+        if (a->table.dtype == PARSUM_U32)
+            s = (uint32_t)s;
+        if (a->means) {
+            double v = a->table.dtype == PARSUM_I64 ? (double)(int64_t)s
+                                                    : (double)s;
+            ((double *)a->out)[o] = v / area;
+        } else if (a->table.dtype == PARSUM_U32) {
+            ((uint32_t *)a->out)[o] = (uint32_t)s;
+        } else {
+            ((uint64_t *)a->out)[o] = s;
+        }
+    }
+}
+
+static void box_chunk(void *arg, size_t i)
+{
+    const box_job *b = arg;
+    size_t r1 = (i + 1) * BOX_CHUNK;
+    if (r1 > b->a->nrect)
+        r1 = b->a->nrect;
+    for (size_t r = i * BOX_CHUNK; r < r1; r++)
+        box_one(b, r);
 }
 
 parsum_status parsum__cpu_box_sums(parsum_context *ctx,
                                    const parsum__box_sums_args *a)
 {
-    (void)ctx;
-    parsum__ref_box_sums(&a->table, a->inclusive, a->means, a->squared,
-                         a->offset, a->rects, a->nrect, a->out);
-    return PARSUM_OK;
-}
-
-parsum_status parsum__cpu_box_filter(parsum_context *ctx,
-                                     const parsum__box_filter_args *a)
-{
-    (void)ctx;
-    parsum__ref_box_filter(&a->src, &a->dst, a->rx, a->ry, a->border);
+    box_job b;
+    b.a = a;
+    b.w = a->inclusive ? a->table.width : a->table.width - 1;
+    b.h = a->inclusive ? a->table.height : a->table.height - 1;
+    b.ftab = a->table.dtype == PARSUM_F32 || a->table.dtype == PARSUM_F64;
+    size_t chunks = (a->nrect + BOX_CHUNK - 1) / BOX_CHUNK;
+    parsum__sched_parallel_for(ctx->threads, chunks, box_chunk, &b);
     return PARSUM_OK;
 }

@@ -1,8 +1,9 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey|select|partition|unique|rle`: option parsing, then the CPU
- * benchmark (bench/bench_cpu.c, bench_cpu_seg.c, bench_cpu_select.c) or,
- * when the backend resolves to CUDA and the CUDA benchmark is built in,
- * bench/bench_cuda.cu and bench_cuda_seg.cu. */
+ * reducebykey|select|partition|unique|rle|integral|boxfilter`: option
+ * parsing, then the CPU benchmark (bench/bench_cpu.c, bench_cpu_seg.c,
+ * bench_cpu_select.c, bench_cpu_image.c) or, when the backend resolves to
+ * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
+ * bench_cuda_seg.cu (and bench_cuda_image.cu for the images). */
 #include "cli.h"
 
 #include "bench_args.h"
@@ -40,6 +41,12 @@ static int is_selection(const char *what)
            strcmp(what, "unique") == 0 || strcmp(what, "rle") == 0;
 }
 
+/* integral, boxfilter: square images of --n pixels. */
+static int is_image(const char *what)
+{
+    return strcmp(what, "integral") == 0 || strcmp(what, "boxfilter") == 0;
+}
+
 static int selects_elements(const char *what)
 {
     return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
@@ -48,7 +55,7 @@ static int selects_elements(const char *what)
 static int is_segmented(const char *what)
 {
     return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0 &&
-           !is_selection(what);
+           !is_selection(what) && !is_image(what);
 }
 
 /* Takes --seg: the segmented benchmarks, and unique and rle (runs). */
@@ -157,6 +164,43 @@ static int parse_select_option(int argc, char **argv, int *i,
     return 0;
 }
 
+/* --radius R|all and --border B (boxfilter); as parse_valued. */
+static int parse_image_option(int argc, char **argv, int *i,
+                              parsum_bench_args *a)
+{
+    static const char *const borders[] = {"zero", "clamp", "reflect",
+                                          "reflect101", "wrap"};
+    const char *v = NULL;
+    int m;
+    if ((m = cli_option_value(argc, argv, i, "--radius", &v)) != 0) {
+        if (m < 0)
+            return -1;
+        a->image_set = 1;
+        if (strcmp(v, "all") == 0) {
+            a->radius = -1;
+            return 1;
+        }
+        return cli_parse_int("--radius", v, 0, 1 << 20, &a->radius) == 0
+                   ? 1
+                   : -1;
+    }
+    if ((m = cli_option_value(argc, argv, i, "--border", &v)) != 0) {
+        if (m < 0)
+            return -1;
+        a->image_set = 1;
+        for (int k = 0; k < 5; k++)
+            if (strcmp(v, borders[k]) == 0) {
+                a->border = k;
+                return 1;
+            }
+        cli_usage_error("bench: --border '%s': expected zero, clamp, "
+                        "reflect, reflect101 or wrap",
+                        v);
+        return -1;
+    }
+    return 0;
+}
+
 /* Options with a value; returns 1 if taken, 0 if unknown, -1 on error. */
 static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
                         parsum_backend *backend)
@@ -190,7 +234,25 @@ static int parse_valued(int argc, char **argv, int *i, parsum_bench_args *a,
         return m < 0 ? -1 : (cli_parse_backend(v, backend) == 0 ? 1 : -1);
     if ((m = parse_seg_option(argc, argv, i, a)) != 0)
         return m;
+    if ((m = parse_image_option(argc, argv, i, a)) != 0)
+        return m;
     return parse_select_option(argc, argv, i, a);
+}
+
+/* The image benchmarks: square images of --n pixels; sample dtypes. */
+static int check_image_args(const parsum_bench_args *a)
+{
+    if (a->op != PARSUM_SUM || a->selectivity_set)
+        return cli_usage_error("bench %s: --op, --selectivity and "
+                               "--select-by do not apply",
+                               a->what);
+    if ((int)a->dtype >= 0 && a->dtype != PARSUM_U8 &&
+        a->dtype != PARSUM_U16 && a->dtype != PARSUM_I32 &&
+        a->dtype != PARSUM_F32 && a->dtype != PARSUM_F64)
+        return cli_usage_error("bench %s: images are u8, u16, i32, f32 or "
+                               "f64",
+                               a->what);
+    return CLI_EXIT_OK;
 }
 
 static int parse_args(int argc, char **argv, parsum_bench_args *a,
@@ -214,6 +276,12 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
                                "segmented benchmarks (--seg also to unique "
                                "and rle) only",
                                a->what);
+    if (strcmp(a->what, "boxfilter") != 0 && a->image_set)
+        return cli_usage_error("bench %s: --radius and --border apply to "
+                               "boxfilter only",
+                               a->what);
+    if (is_image(a->what))
+        return check_image_args(a);
     if (!selects_elements(a->what) && a->selectivity_set)
         return cli_usage_error("bench %s: --selectivity and --select-by "
                                "apply to select and partition only",
@@ -264,12 +332,13 @@ int cli_bench(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
                                "segscan, segreduce, scanbykey, reducebykey, "
-                               "select, partition, unique or rle");
+                               "select, partition, unique, rle, integral or "
+                               "boxfilter");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
                                "reduce, scan, segscan, segreduce, scanbykey, "
-                               "reducebykey, select, partition, unique or "
-                               "rle)",
+                               "reducebykey, select, partition, unique, rle, "
+                               "integral or boxfilter)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
@@ -277,19 +346,33 @@ int cli_bench(int argc, char **argv)
     a.op = PARSUM_SUM;
     a.seg_dist = -1;
     a.selectivity = 50;
+    a.radius = -1;
+    a.border = PARSUM_BORDER_REFLECT_101; /* OpenCV's default */
+    if (is_image(a.what))
+        a.dtype = (parsum_dtype)-1; /* the default cases */
     int rc = parse_args(argc, argv, &a, &backend);
     if (rc == CLI_EXIT_OK)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
+        return parsum_bench_cpu_image(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
         return parsum_bench_cpu_select(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
-    if (strcmp(a.what, "integral") == 0 || strcmp(a.what, "boxfilter") == 0)
+    if (is_image(a.what)) {
+        /* The GPU benchmark has fixed cases (u8 and a few table types;
+         * radii 1 to 15, REFLECT_101). */
+        if ((int)a.dtype >= 0 || a.image_set)
+            return cli_usage_error("bench %s --backend cuda: --dtype, "
+                                   "--radius and --border apply to the CPU "
+                                   "benchmark only",
+                                   a.what);
         return parsum_bench_cuda_image(&a);
+    }
     if (is_selection(a.what)) {
         /* The GPU benchmark has one workload per operation (against the
          * same CUB call): 50 % selected by a predicate, runs of 1 to 8. */
