@@ -75,47 +75,69 @@ static int paeth(int a, int b, int c)
     return pb <= pc ? b : c;
 }
 
-/* Byte i of row filtered with filter f; prev is the row above (zeros for
- * the first row), bpp the bytes per pixel. */
-static unsigned char filtered(int f, const unsigned char *cur,
-                              const unsigned char *prev, size_t i, size_t bpp)
+/* Row cur (n bytes, bpp per pixel; prev the row above, zeros for the
+ * first) filtered with filter f (0 none, 1 sub, 2 up, 3 average, 4 Paeth)
+ * into out. The first pixel has no left neighbour (a = c = 0), so it gets
+ * its own loop and the others run without a test. */
+static void filter_into(int f, const unsigned char *cur,
+                        const unsigned char *prev, size_t n, size_t bpp,
+                        unsigned char *out)
 {
-    int x = cur[i], a = i >= bpp ? cur[i - bpp] : 0, b = prev[i];
-    int c = i >= bpp ? prev[i - bpp] : 0;
+    size_t k = bpp < n ? bpp : n, i;
+    for (i = 0; i < k; i++) {
+        int b = prev[i]; /* Paeth of (0, b, 0) is b */
+        int pred = f == 2 || f == 4 ? b : f == 3 ? b / 2 : 0;
+        out[i] = (unsigned char)(cur[i] - pred);
+    }
     switch (f) {
     case 1:
-        return (unsigned char)(x - a);
+        for (; i < n; i++)
+            out[i] = (unsigned char)(cur[i] - cur[i - bpp]);
+        break;
     case 2:
-        return (unsigned char)(x - b);
+        for (; i < n; i++)
+            out[i] = (unsigned char)(cur[i] - prev[i]);
+        break;
     case 3:
-        return (unsigned char)(x - (a + b) / 2);
+        for (; i < n; i++)
+            out[i] = (unsigned char)(cur[i] - (cur[i - bpp] + prev[i]) / 2);
+        break;
     case 4:
-        return (unsigned char)(x - paeth(a, b, c));
+        for (; i < n; i++)
+            out[i] = (unsigned char)(cur[i] - paeth(cur[i - bpp], prev[i],
+                                                    prev[i - bpp]));
+        break;
     default:
-        return (unsigned char)x;
+        memcpy(out + i, cur + i, n - i);
     }
 }
 
-/* Filters one row of n bytes into out (filter type byte first). */
-static void filter_row(const unsigned char *cur, const unsigned char *prev,
-                       size_t n, size_t bpp, unsigned char *out)
+/* The specification's measure of a filtered row: the sum of its bytes
+ * taken as signed magnitudes. */
+static uint64_t row_cost(const unsigned char *p, size_t n)
 {
-    int best = 0;
-    uint64_t best_cost = UINT64_MAX;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (uint64_t)abs((int)(signed char)p[i]);
+    return sum;
+}
+
+/* Filters one row of n bytes into out (filter type byte first, then n
+ * bytes) with the cheapest filter; cand is scratch of n bytes. */
+static void filter_row(const unsigned char *cur, const unsigned char *prev,
+                       size_t n, size_t bpp, unsigned char *out,
+                       unsigned char *cand)
+{
+    uint64_t best = UINT64_MAX;
     for (int f = 0; f < 5; f++) {
-        uint64_t cost = 0;
-        for (size_t i = 0; i < n && cost < best_cost; i++) {
-            int v = (signed char)filtered(f, cur, prev, i, bpp);
-            cost += (uint64_t)(v < 0 ? -v : v);
-        }
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = f;
+        filter_into(f, cur, prev, n, bpp, cand);
+        uint64_t cost = row_cost(cand, n);
+        if (cost < best) {
+            best = cost;
+            out[0] = (unsigned char)f;
+            memcpy(out + 1, cand, n);
         }
     }
-    out[0] = (unsigned char)best;
-    for (size_t i = 0; i < n; i++)
-        out[1 + i] = filtered(best, cur, prev, i, bpp);
 }
 
 /* Row y of im in PNG byte order: the image row itself for U8, a big-endian
@@ -140,8 +162,9 @@ static unsigned char *filter_image(const parsum__io_image *im)
 {
     size_t n = im->row_bytes, bpp = n / im->width;
     unsigned char *out = malloc(im->height * (n + 1));
-    /* Two big-endian rows for U16, and a row of zeros above the first. */
-    unsigned char *scratch = calloc(3, n);
+    /* A row of zeros above the first, two big-endian rows for U16, and
+     * the candidate filter's row. */
+    unsigned char *scratch = calloc(4, n);
     if (out == NULL || scratch == NULL) {
         free(out);
         free(scratch);
@@ -151,7 +174,7 @@ static unsigned char *filter_image(const parsum__io_image *im)
     for (size_t y = 0; y < im->height; y++) {
         unsigned char *buf = scratch + n * (1 + y % 2);
         const unsigned char *cur = png_row(im, y, buf);
-        filter_row(cur, prev, n, bpp, out + y * (n + 1));
+        filter_row(cur, prev, n, bpp, out + y * (n + 1), scratch + 3 * n);
         prev = cur;
     }
     free(scratch);

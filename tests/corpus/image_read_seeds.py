@@ -6,7 +6,10 @@ decode and bad_* must be refused with PARSUM_ERR_BAD_FILE: the replay test
 built byte by byte here, so each one exercises a chosen path (every PNG
 row filter, palettes with transparency, Adam7 interlacing, 1-bit samples,
 HDR runs and dumps); the JPEG seeds come from OpenCV (python3-opencv):
-baseline 4:2:0, progressive, grey and with restart markers.
+baseline 4:2:0, progressive, grey and with restart markers. The files
+named *fuzz_* are not made here: they are inputs the fuzzer found to
+crash, hang or mislead the reader, kept so that every test run replays
+them.
 """
 import os
 import struct
