@@ -857,21 +857,30 @@ PARSUM_API parsum_status parsum_box_filter(parsum_context *ctx,
 
 /* parsum_image_read: decodes an image file into host memory (free with
  * parsum_image_free). The format is recognised by its content: PNG (8 and
- * 16 bit -> U8 / U16), JPEG (U8), PGM/PPM binary P5/P6 (U8, U16 for
- * maxval > 255), PFM (F32, rows stored bottom-up are returned top-down),
- * Radiance HDR (F32, 3 channels). Errors: PARSUM_ERR_IO (cannot open or
- * read), PARSUM_ERR_BAD_FILE (unknown format, corrupt or truncated data,
- * image larger than 2^28 pixels), with the reason in parsum_last_error.
- * Any context works; only its error message is used. */
+ * 16 bit -> U8 / U16; a tRNS chunk adds an alpha channel), JPEG (U8),
+ * PGM/PPM binary P5/P6 (U8, U16 for maxval > 255; samples as stored, not
+ * rescaled; a sample above maxval is an error), PFM (F32, rows stored
+ * bottom-up are returned top-down), Radiance HDR (F32, 3 channels). PNG,
+ * JPEG and HDR files must be complete up to their end marker. Errors:
+ * PARSUM_ERR_IO (cannot open or read), PARSUM_ERR_BAD_FILE (unknown format,
+ * corrupt or truncated data, image larger than 2^28 pixels),
+ * PARSUM_ERR_UNSUPPORTED (PNG, JPEG or HDR in a build without stb), with
+ * the reason in parsum_last_error; *img is zeroed on failure. Any context
+ * works; only its error message is used. */
 PARSUM_API parsum_status parsum_image_read(parsum_context *ctx,
                                            const char *path,
                                            parsum_image *img);
 /* parsum_image_write: encodes a host image by the file name's extension:
  * .png (U8 or U16, 1-4 channels), .jpg/.jpeg (U8, 1-4 channels, quality
- * 95), .pgm (U8/U16, 1 channel), .ppm (U8/U16, 3 channels), .pfm (F32, 1 or
- * 3 channels), .hdr (F32, 3 channels). Errors: PARSUM_ERR_INVALID_ARGUMENT
- * for an unknown extension or a dtype/channel count the format cannot
- * hold, PARSUM_ERR_IO when writing fails. */
+ * 95; always stored as colour: grey reads back as 3 equal channels, alpha
+ * is dropped), .pgm (U8/U16, 1 channel), .ppm (U8/U16, 3 channels), .pfm
+ * (F32, 1 or 3 channels), .hdr (F32, 3 channels; negative and NaN samples
+ * are stored as 0, infinity as 1.7e38, the largest RGBE value). Errors:
+ * PARSUM_ERR_INVALID_ARGUMENT for an unknown extension or a dtype/channel
+ * count the format cannot hold, PARSUM_ERR_IO when writing fails, and the
+ * descriptor errors of parsum_image (NULL_POINTER, INVALID_DTYPE,
+ * WRONG_MEMORY_SPACE for a DEVICE image, OVERFLOW); UNSUPPORTED for PNG,
+ * JPEG and HDR in a build without stb. */
 PARSUM_API parsum_status parsum_image_write(parsum_context *ctx,
                                             const char *path,
                                             const parsum_image *img);
