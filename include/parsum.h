@@ -785,8 +785,8 @@ PARSUM_API parsum_status parsum_image_copy(parsum_context *ctx,
  * given values are used. parsum_integral_box_sums adds offset * area back.
  *
  * table: width and height as the layout says; host or device as src; must
- * not overlap src. Complexity O(width * height), two reads of src and one
- * write of table. Errors: descriptors (see parsum_image), dtype pairs not
+ * not overlap src. Complexity O(width * height): src is read once (CPU)
+ * or twice (CUDA) and table written once. Errors: descriptors (see parsum_image), dtype pairs not
  * listed, unknown flags, table size mismatch, overlap. */
 #define PARSUM_INTEGRAL_OFFSET_MEAN 4u
 PARSUM_API parsum_status parsum_integral(parsum_context *ctx,
@@ -842,7 +842,8 @@ typedef enum parsum_border {
  * (2 rx + 1) x (2 ry + 1) window centred on (x, y), pixels outside the
  * image made up by `border`. Built on summed-area differences: running
  * column sums and row prefix sums, so the cost per pixel does not depend on
- * the radius; the full table is never stored. dst: same width, height,
+ * the radius and the full table is never stored (on a CUDA context,
+ * horizontal radii above 127 evaluate a table held in scratch memory). dst: same width, height,
  * channels and dtype as src, and must not overlap it.
  * dtypes: U8, U16, I32, F32, F64. Integer means are rounded half up
  * (floor((sum + area / 2) / area), sums exact in 64 bits); float sums run
