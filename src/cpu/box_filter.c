@@ -303,6 +303,19 @@ static void row_out(const bf_job *j, size_t y, const void *V, void *Q)
         edge_pixel(j, Q, dst, &j->edges[e]);
 }
 
+/* Asks for the source row that enters the window `ahead` output rows from
+ * now to be brought into L2: the rows enter one per output row, each read
+ * from memory for the first time, and the hardware prefetcher does not
+ * run ahead of a stream across rows. */
+static void prefetch_entering(const bf_job *j, size_t y, size_t ahead)
+{
+    size_t idx;
+    const char *p = ext_row(j, (int64_t)(y + ahead + j->a->ry), &idx);
+    size_t bytes = j->n * parsum_dtype_size(j->a->src.dtype);
+    for (size_t o = 0; p != NULL && o < bytes; o += 64)
+        __builtin_prefetch(p + o, 0, 2);
+}
+
 static void bf_band(const bf_job *j, size_t b, void *V, void *Q)
 {
     int64_t ry = (int64_t)j->a->ry;
@@ -312,6 +325,8 @@ static void bf_band(const bf_job *j, size_t b, void *V, void *Q)
     else
         setup_direct(j, y0, V);
     for (size_t y = y0; y < y1; y++) {
+        if (y + 2 < y1)
+            prefetch_entering(j, y, 2);
         if (y > y0) { /* the window moves down one row */
             size_t in_i, out_i;
             const void *in = ext_row(j, (int64_t)y + ry, &in_i);
