@@ -785,8 +785,8 @@ PARSUM_API parsum_status parsum_image_copy(parsum_context *ctx,
  * given values are used. parsum_integral_box_sums adds offset * area back.
  *
  * table: width and height as the layout says; host or device as src; must
- * not overlap src. Complexity O(width * height), two reads of src and one
- * write of table. Errors: descriptors (see parsum_image), dtype pairs not
+ * not overlap src. Complexity O(width * height): src is read once (CPU)
+ * or twice (CUDA) and table written once. Errors: descriptors (see parsum_image), dtype pairs not
  * listed, unknown flags, table size mismatch, overlap. */
 #define PARSUM_INTEGRAL_OFFSET_MEAN 4u
 PARSUM_API parsum_status parsum_integral(parsum_context *ctx,
@@ -842,7 +842,8 @@ typedef enum parsum_border {
  * (2 rx + 1) x (2 ry + 1) window centred on (x, y), pixels outside the
  * image made up by `border`. Built on summed-area differences: running
  * column sums and row prefix sums, so the cost per pixel does not depend on
- * the radius; the full table is never stored. dst: same width, height,
+ * the radius and the full table is never stored (on a CUDA context,
+ * horizontal radii above 127 evaluate a table held in scratch memory). dst: same width, height,
  * channels and dtype as src, and must not overlap it.
  * dtypes: U8, U16, I32, F32, F64. Integer means are rounded half up
  * (floor((sum + area / 2) / area), sums exact in 64 bits); float sums run
@@ -857,21 +858,30 @@ PARSUM_API parsum_status parsum_box_filter(parsum_context *ctx,
 
 /* parsum_image_read: decodes an image file into host memory (free with
  * parsum_image_free). The format is recognised by its content: PNG (8 and
- * 16 bit -> U8 / U16), JPEG (U8), PGM/PPM binary P5/P6 (U8, U16 for
- * maxval > 255), PFM (F32, rows stored bottom-up are returned top-down),
- * Radiance HDR (F32, 3 channels). Errors: PARSUM_ERR_IO (cannot open or
- * read), PARSUM_ERR_BAD_FILE (unknown format, corrupt or truncated data,
- * image larger than 2^28 pixels), with the reason in parsum_last_error.
- * Any context works; only its error message is used. */
+ * 16 bit -> U8 / U16; a tRNS chunk adds an alpha channel), JPEG (U8),
+ * PGM/PPM binary P5/P6 (U8, U16 for maxval > 255; samples as stored, not
+ * rescaled; a sample above maxval is an error), PFM (F32, rows stored
+ * bottom-up are returned top-down), Radiance HDR (F32, 3 channels). PNG,
+ * JPEG and HDR files must be complete up to their end marker. Errors:
+ * PARSUM_ERR_IO (cannot open or read), PARSUM_ERR_BAD_FILE (unknown format,
+ * corrupt or truncated data, image larger than 2^28 pixels),
+ * PARSUM_ERR_UNSUPPORTED (PNG, JPEG or HDR in a build without stb), with
+ * the reason in parsum_last_error; *img is zeroed on failure. Any context
+ * works; only its error message is used. */
 PARSUM_API parsum_status parsum_image_read(parsum_context *ctx,
                                            const char *path,
                                            parsum_image *img);
 /* parsum_image_write: encodes a host image by the file name's extension:
  * .png (U8 or U16, 1-4 channels), .jpg/.jpeg (U8, 1-4 channels, quality
- * 95), .pgm (U8/U16, 1 channel), .ppm (U8/U16, 3 channels), .pfm (F32, 1 or
- * 3 channels), .hdr (F32, 3 channels). Errors: PARSUM_ERR_INVALID_ARGUMENT
- * for an unknown extension or a dtype/channel count the format cannot
- * hold, PARSUM_ERR_IO when writing fails. */
+ * 95; always stored as colour: grey reads back as 3 equal channels, alpha
+ * is dropped), .pgm (U8/U16, 1 channel), .ppm (U8/U16, 3 channels), .pfm
+ * (F32, 1 or 3 channels), .hdr (F32, 3 channels; negative and NaN samples
+ * are stored as 0, infinity as 1.7e38, the largest RGBE value). Errors:
+ * PARSUM_ERR_INVALID_ARGUMENT for an unknown extension or a dtype/channel
+ * count the format cannot hold, PARSUM_ERR_IO when writing fails, and the
+ * descriptor errors of parsum_image (NULL_POINTER, INVALID_DTYPE,
+ * WRONG_MEMORY_SPACE for a DEVICE image, OVERFLOW); UNSUPPORTED for PNG,
+ * JPEG and HDR in a build without stb. */
 PARSUM_API parsum_status parsum_image_write(parsum_context *ctx,
                                             const char *path,
                                             const parsum_image *img);

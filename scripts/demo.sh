@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_packages cmake make gcc g++ libc6-dev
+# libstb-dev: `parsum image` reads and writes PNG, JPEG and HDR with it.
+ensure_packages cmake make gcc g++ libc6-dev libstb-dev
 
 # A fresh build/ gets no tests (they need cmocka); an existing one keeps
 # its settings, e.g. the tests that scripts/test.sh turned on.

@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_packages cmake make gcc g++ libc6-dev pkg-config libcmocka-dev
+# libstb-dev: PNG, JPEG and HDR files; python3-opencv: the image tests'
+# outside oracle (they skip without it).
+ensure_packages cmake make gcc g++ libc6-dev pkg-config libcmocka-dev \
+    libstb-dev python3-opencv
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPARSUM_BUILD_TESTS=ON
 cmake --build build -j"$(njobs)"

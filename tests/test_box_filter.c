@@ -54,15 +54,6 @@ static size_t run_case(const parsum_image *h, size_t rx, size_t ry,
     return bad;
 }
 
-static void range_of(parsum_dtype d, double *lo, double *hi)
-{
-    switch (d) {
-    case PARSUM_U8: *lo = 0; *hi = 255; break;
-    case PARSUM_U16: *lo = 0; *hi = 65535; break;
-    case PARSUM_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-    default: *lo = -1; *hi = 1; break;
-    }
-}
 
 static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_U16, PARSUM_I32,
                                    PARSUM_F32, PARSUM_F64};
@@ -85,7 +76,7 @@ static void test_reference(void **state)
                     parsum_image h = ti_host(sizes[s][0], sizes[s][1], ch, dt,
                                              s % 2 ? parsum_dtype_size(dt) : 0);
                     double lo, hi;
-                    range_of(dt, &lo, &hi);
+                    ti_range(dt, &lo, &hi);
                     ti_fill(&r, &h, lo, hi);
                     char what[160];
                     snprintf(what, sizeof what,
@@ -118,7 +109,7 @@ static void test_large(void **state)
         parsum_image h = ti_host(cases[i].w, cases[i].h, cases[i].ch,
                                  cases[i].d, 0);
         double lo, hi;
-        range_of(cases[i].d, &lo, &hi);
+        ti_range(cases[i].d, &lo, &hi);
         ti_fill(&r, &h, lo, hi);
         char what[128];
         snprintf(what, sizeof what, "box %s %zux%zu r %zu,%zu %s",
@@ -215,16 +206,6 @@ static void test_opencv(void **state)
     assert_int_equal(failures, 0);
 }
 
-#define EXPECT_ERR(want, call)                                                \
-    do {                                                                     \
-        parsum_status st_ = (call);                                          \
-        if (st_ != (want)) {                                                 \
-            print_error("%s:%d: %s returned %s, want %s (%s)\n", __FILE__,   \
-                        __LINE__, #call, parsum_status_name(st_),            \
-                        parsum_status_name(want), parsum_last_error(tu_ctx)); \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
 
 static void test_errors(void **state)
 {
@@ -233,23 +214,23 @@ static void test_errors(void **state)
     memset(h.data, 3, 96);
     parsum_image s = ti_to_ctx(&h, 0), d = ti_ctx_like(&h, 0), b;
     TU_OK(parsum_box_filter(tu_ctx, &s, &d, 1, 2, PARSUM_BORDER_CLAMP));
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_box_filter(NULL, &s, &d, 1, 1, 0));
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_box_filter(tu_ctx, &s, NULL, 1, 1, 0));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, 1, 1, (parsum_border)5));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, (1u << 14) + 1, 1, 0));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &s, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_box_filter(NULL, &s, &d, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_box_filter(tu_ctx, &s, NULL, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, 1, 1, (parsum_border)5));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &d, (1u << 14) + 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &s, 1, 1, 0));
     b = d; b.width = 7;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
     b = d; b.channels = 1;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s, &b, 1, 1, 0));
     b = d; b.dtype = PARSUM_I8;
     parsum_image s8 = s; s8.dtype = PARSUM_I8;
-    EXPECT_ERR(PARSUM_ERR_INVALID_DTYPE, parsum_box_filter(tu_ctx, &s8, &b, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_DTYPE, parsum_box_filter(tu_ctx, &s8, &b, 1, 1, 0));
     b = d; b.height = 3; b.data = (char *)s.data + 16; b.pitch = 16;
     parsum_image s3 = s; s3.height = 3;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s3, &b, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_box_filter(tu_ctx, &s3, &b, 1, 1, 0));
     b = s; b.where = tu_backend == PARSUM_BACKEND_CUDA ? PARSUM_MEM_HOST : PARSUM_MEM_DEVICE;
-    EXPECT_ERR(PARSUM_ERR_WRONG_MEMORY_SPACE, parsum_box_filter(tu_ctx, &b, &d, 1, 1, 0));
+    TI_EXPECT(PARSUM_ERR_WRONG_MEMORY_SPACE, parsum_box_filter(tu_ctx, &b, &d, 1, 1, 0));
     /* Radius 16384 on a tiny image is valid: the border rule repeats. */
     TU_OK(parsum_box_filter(tu_ctx, &s, &d, 1u << 14, 0, PARSUM_BORDER_WRAP));
     unsigned char out[96];

@@ -146,3 +146,13 @@ int ti_python_cv2(const char *code, const char *const *args, int nargs)
     remove(script);
     return rc == 0 ? 0 : (rc == -1 ? 1 : WEXITSTATUS(rc) == 77 ? 1 : WEXITSTATUS(rc));
 }
+
+void ti_range(parsum_dtype d, double *lo, double *hi)
+{
+    switch (d) {
+    case PARSUM_U8: *lo = 0; *hi = 255; break;
+    case PARSUM_U16: *lo = 0; *hi = 65535; break;
+    case PARSUM_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+    default: *lo = -1; *hi = 1; break;
+    }
+}

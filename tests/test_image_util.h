@@ -35,6 +35,23 @@ size_t ti_compare(const parsum_image *want, const parsum_image *got,
 /* True when the padding bytes of host image h still hold TU_POISON. */
 bool ti_padding_intact(const parsum_image *h);
 
+/* The sample range the image tests draw from: the full range of U8, U16
+ * and I32, [-1, 1) for floats. */
+void ti_range(parsum_dtype d, double *lo, double *hi);
+
+/* Asserts that call returns the status want, printing the context's last
+ * error otherwise. */
+#define TI_EXPECT(want, call)                                                 \
+    do {                                                                     \
+        parsum_status st_ = (call);                                          \
+        if (st_ != (want)) {                                                 \
+            print_error("%s:%d: %s returned %s, want %s (%s)\n", __FILE__,   \
+                        __LINE__, #call, parsum_status_name(st_),            \
+                        parsum_status_name(want), parsum_last_error(tu_ctx)); \
+            fail();                                                          \
+        }                                                                    \
+    } while (0)
+
 #endif
 
 /* Runs Python code with Debian's /usr/bin/python3 and OpenCV (cv2), the

@@ -29,15 +29,6 @@ static bool is_f(parsum_dtype d)
     return d == PARSUM_F32 || d == PARSUM_F64;
 }
 
-static void range_of(parsum_dtype d, double *lo, double *hi)
-{
-    switch (d) {
-    case PARSUM_U8: *lo = 0; *hi = 255; break;
-    case PARSUM_U16: *lo = 0; *hi = 65535; break;
-    case PARSUM_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-    default: *lo = -1; *hi = 1; break;
-    }
-}
 
 /* Bound of a float table entry: the float64 error of a sum of |terms| in
  * another grouping, plus the final rounding to F32. */
@@ -179,7 +170,7 @@ static void test_reference(void **state)
                     parsum_image h = ti_host(sizes[s][0], sizes[s][1], ch, sd,
                                              s % 2 ? parsum_dtype_size(sd) : 0);
                     double lo, hi;
-                    range_of(sd, &lo, &hi);
+                    ti_range(sd, &lo, &hi);
                     ti_fill(&r, &h, lo, hi);
                     char what[160];
                     snprintf(what, sizeof what,
@@ -213,7 +204,7 @@ static void test_large(void **state)
         parsum_image h = ti_host(cases[i].w, cases[i].h, cases[i].ch,
                                  cases[i].s, 0);
         double lo, hi;
-        range_of(cases[i].s, &lo, &hi);
+        ti_range(cases[i].s, &lo, &hi);
         ti_fill(&r, &h, lo, hi);
         for (unsigned flags = 0; flags < 2; flags++) {
             char what[128];
@@ -242,7 +233,7 @@ static void test_offset(void **state)
                     int ch = 1 + (int)(si % 4);
                     parsum_image h = ti_host(97, 41, ch, sd, 0);
                     double lo, hi;
-                    range_of(sd, &lo, &hi);
+                    ti_range(sd, &lo, &hi);
                     ti_fill(&r, &h, lo, hi);
                     double off[4] = {0.25 * hi, -3.5, 1e3, 7};
                     unsigned flags = (sq ? PARSUM_INTEGRAL_SQUARED : 0) |
@@ -536,16 +527,6 @@ static void test_determinism(void **state)
     ti_host_free(&t1);
 }
 
-#define EXPECT_ERR(want, call)                                                \
-    do {                                                                     \
-        parsum_status st_ = (call);                                          \
-        if (st_ != (want)) {                                                 \
-            print_error("%s:%d: %s returned %s, want %s (%s)\n", __FILE__,   \
-                        __LINE__, #call, parsum_status_name(st_),            \
-                        parsum_status_name(want), parsum_last_error(tu_ctx)); \
-            fail();                                                          \
-        }                                                                    \
-    } while (0)
 
 static void test_errors(void **state)
 {
@@ -556,61 +537,61 @@ static void test_errors(void **state)
     parsum_image tt = ti_host(9, 7, 1, PARSUM_U32, 0);
     parsum_image t = ti_ctx_like(&tt, 0), b;
     TU_OK(parsum_integral(tu_ctx, &s, &t, 0, NULL));
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral(NULL, &s, &t, 0, NULL));
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, NULL, &t, 0, NULL));
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &s, NULL, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral(NULL, &s, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, NULL, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &s, NULL, 0, NULL));
     b = s; b.data = NULL;
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.channels = 5;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.channels = 0;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.width = 0;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.pitch = 7;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = t; b.pitch = 9 * 4 + 2; /* not a multiple of the sample */
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
     b = t; b.data = (char *)t.data + 1;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
     b = s; b.dtype = (parsum_dtype)42;
-    EXPECT_ERR(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.dtype = PARSUM_I8;
-    EXPECT_ERR(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = t; b.dtype = PARSUM_I32;
-    EXPECT_ERR(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &s, &b, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_DTYPE, parsum_integral(tu_ctx, &s, &b, 0, NULL));
     b = s; b.dtype = PARSUM_F32; b.width = 2; /* f32 image, u32 table */
     b.pitch = 8;
     parsum_image t2 = t; t2.width = 3;
-    EXPECT_ERR(PARSUM_ERR_DTYPE_OP_MISMATCH, parsum_integral(tu_ctx, &b, &t2, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_DTYPE_OP_MISMATCH, parsum_integral(tu_ctx, &b, &t2, 0, NULL));
     b = s; b.where = (parsum_memspace)7;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = s; b.where = tu_backend == PARSUM_BACKEND_CUDA ? PARSUM_MEM_HOST : PARSUM_MEM_DEVICE;
-    EXPECT_ERR(PARSUM_ERR_WRONG_MEMORY_SPACE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_WRONG_MEMORY_SPACE, parsum_integral(tu_ctx, &b, &t, 0, NULL));
     b = t; b.width = 8; /* inclusive size for the default layout */
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, PARSUM_INTEGRAL_INCLUSIVE, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, PARSUM_INTEGRAL_INCLUSIVE, NULL));
     b = t; b.channels = 2;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, 64, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &b, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, 64, NULL));
     double off = 1;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, 0, &off));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &s, &t, 0, &off));
     b = t; b.dtype = PARSUM_F32;
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &s, &b, PARSUM_INTEGRAL_OFFSET_MEAN, NULL));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral(tu_ctx, &s, &b, PARSUM_INTEGRAL_OFFSET_MEAN, NULL));
     /* The table over the image: overlapping memory. */
     char *buf = tu_dev_alloc(512);
     b = s; b.data = buf;
     parsum_image bt = t; bt.data = buf + 8; bt.pitch = 0;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &bt, 0, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral(tu_ctx, &b, &bt, 0, NULL));
     tu_dev_free(buf);
     parsum_rect rc = {0, 0, 2, 2};
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral_box_sums(tu_ctx, &t, 0, NULL, NULL, 1, t.data));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral_box_sums(tu_ctx, &t, 0, NULL, NULL, 1, t.data));
     void *drc = tu_dev_alloc(sizeof rc), *dout = tu_dev_alloc(64);
     tu_upload(drc, &rc, sizeof rc);
-    EXPECT_ERR(PARSUM_ERR_NULL_POINTER, parsum_integral_box_means(tu_ctx, &t, 0, NULL, drc, 1, NULL));
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral_box_sums(tu_ctx, &t, 8, NULL, drc, 1, dout));
+    TI_EXPECT(PARSUM_ERR_NULL_POINTER, parsum_integral_box_means(tu_ctx, &t, 0, NULL, drc, 1, NULL));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral_box_sums(tu_ctx, &t, 8, NULL, drc, 1, dout));
     b = t; b.width = 1;
-    EXPECT_ERR(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral_box_sums(tu_ctx, &b, 0, NULL, drc, 1, dout));
+    TI_EXPECT(PARSUM_ERR_INVALID_ARGUMENT, parsum_integral_box_sums(tu_ctx, &b, 0, NULL, drc, 1, dout));
     TU_OK(parsum_integral_box_sums(tu_ctx, &t, 0, NULL, drc, 1, dout));
     uint32_t four = 0;
     tu_download(&four, dout, 4);

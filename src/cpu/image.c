@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../core/internal.h"
+#include "../ref/ref.h"
 #include "cpu.h"
 #include "image_kernels.h"
 #include "sched.h"
@@ -164,123 +165,28 @@ parsum_status parsum__cpu_image_mean(parsum_context *ctx,
 
 /* ---- box sums ------------------------------------------------------------- */
 
+/* Four table entries per rectangle: the reference's loop is already the
+ * whole work, so each task runs it on a chunk of the rectangles. */
 #define BOX_CHUNK 1024 /* rectangles per task */
-
-typedef struct box_job {
-    const parsum__box_sums_args *a;
-    size_t w, h; /* the image the table was made from */
-    bool ftab;
-} box_job;
-
-/* Entry T(i, j) in the default layout's coordinates (rows < i, columns
- * < j), as the reference reads it. */
-static uint64_t entry_u(const box_job *b, size_t i, size_t j, int c)
-{
-    const parsum_image *t = &b->a->table;
-    if (b->a->inclusive) {
-        if (i == 0 || j == 0)
-            return 0;
-        i--;
-        j--;
-    }
-    const char *p = (const char *)t->data + i * t->pitch +
-                    (j * (size_t)t->channels + (size_t)c) *
-                        parsum_dtype_size(t->dtype);
-    if (t->dtype == PARSUM_U32) {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static double entry_f(const box_job *b, size_t i, size_t j, int c)
-{
-    const parsum_image *t = &b->a->table;
-    if (b->a->inclusive) {
-        if (i == 0 || j == 0)
-            return 0;
-        i--;
-        j--;
-    }
-    const char *p = (const char *)t->data + i * t->pitch +
-                    (j * (size_t)t->channels + (size_t)c) *
-                        parsum_dtype_size(t->dtype);
-    if (t->dtype == PARSUM_F32) {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    double v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* [lo, hi) of a rectangle side clipped to [0, n). */
-static void clip(uint64_t at, uint64_t len, size_t n, size_t *lo, size_t *hi)
-{
-    *lo = at < n ? (size_t)at : n;
-    *hi = len < n - *lo ? *lo + (size_t)len : n;
-}
-
-static void box_one(const box_job *b, size_t r)
-{
-    const parsum__box_sums_args *a = b->a;
-    const parsum_rect *rc = &a->rects[r];
-    size_t x0, x1, y0, y1;
-    int ch = a->table.channels;
-    clip(rc->x, rc->width, b->w, &x0, &x1);
-    clip(rc->y, rc->height, b->h, &y0, &y1);
-    double area = (double)(x1 - x0) * (double)(y1 - y0);
-    for (int c = 0; c < ch; c++) {
-        size_t o = r * (size_t)ch + (size_t)c;
-        if (b->ftab) {
-            double s = entry_f(b, y1, x1, c) - entry_f(b, y0, x1, c) -
-                       entry_f(b, y1, x0, c) + entry_f(b, y0, x0, c);
-            if (area == 0)
-                s = 0;
-            if (a->offset != NULL && !a->squared)
-                s += a->offset[c] * area;
-            ((double *)a->out)[o] = a->means ? s / area : s;
-            continue;
-        }
-        uint64_t s = entry_u(b, y1, x1, c) - entry_u(b, y0, x1, c) -
-                     entry_u(b, y1, x0, c) + entry_u(b, y0, x0, c);
-        if (a->table.dtype == PARSUM_U32)
-            s = (uint32_t)s;
-        if (a->means) {
-            double v = a->table.dtype == PARSUM_I64 ? (double)(int64_t)s
-                                                    : (double)s;
-            ((double *)a->out)[o] = v / area;
-        } else if (a->table.dtype == PARSUM_U32) {
-            ((uint32_t *)a->out)[o] = (uint32_t)s;
-        } else {
-            ((uint64_t *)a->out)[o] = s;
-        }
-    }
-}
 
 static void box_chunk(void *arg, size_t i)
 {
-    const box_job *b = arg;
-    size_t r1 = (i + 1) * BOX_CHUNK;
-    if (r1 > b->a->nrect)
-        r1 = b->a->nrect;
-    for (size_t r = i * BOX_CHUNK; r < r1; r++)
-        box_one(b, r);
+    const parsum__box_sums_args *a = arg;
+    size_t r0 = i * BOX_CHUNK, r1 = r0 + BOX_CHUNK;
+    if (r1 > a->nrect)
+        r1 = a->nrect;
+    bool ftab = a->table.dtype == PARSUM_F32 || a->table.dtype == PARSUM_F64;
+    size_t osz = a->means || ftab ? sizeof(double)
+                                  : parsum_dtype_size(a->table.dtype);
+    parsum__ref_box_sums(&a->table, a->inclusive, a->means, a->squared,
+                         a->offset, a->rects + r0, r1 - r0,
+                         (char *)a->out + r0 * (size_t)a->table.channels * osz);
 }
 
 parsum_status parsum__cpu_box_sums(parsum_context *ctx,
                                    const parsum__box_sums_args *a)
 {
-    box_job b;
-    b.a = a;
-    b.w = a->inclusive ? a->table.width : a->table.width - 1;
-    b.h = a->inclusive ? a->table.height : a->table.height - 1;
-    b.ftab = a->table.dtype == PARSUM_F32 || a->table.dtype == PARSUM_F64;
     size_t chunks = (a->nrect + BOX_CHUNK - 1) / BOX_CHUNK;
-    parsum__sched_parallel_for(ctx->threads, chunks, box_chunk, &b);
+    parsum__sched_parallel_for(ctx->threads, chunks, box_chunk, (void *)a);
     return PARSUM_OK;
 }

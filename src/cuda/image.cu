@@ -5,6 +5,7 @@
 #include "cuda_internal.h"
 #include "image_kernels.cuh"
 
+#include <algorithm>
 #include <type_traits>
 
 using namespace parsum_img;
@@ -43,11 +44,20 @@ size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
 }
 
 /* Steps 1-3 of the table (image_kernels.cuh) of src into tab. */
+/* 16 or 4 when data and pitch are multiples of it (vector loads), else 0. */
+int load_align(const parsum_image &im)
+{
+    uintptr_t a = reinterpret_cast<uintptr_t>(im.data) | im.pitch;
+    return a % 16 == 0 ? 16 : a % 4 == 0 ? 4 : 0;
+}
+
 template <class Src, class Acc, class Tab, int CH>
 parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
-                      img_out tab, int pad, const term_args &ta, carve &cv)
+                      img_out tab, int pad, term_args ta, carve &cv)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
+    ta.align = load_align(src);
+    ta.store_vec = ((reinterpret_cast<uintptr_t>(tab.data) | tab.pitch) % 16) == 0;
     const sat_geom g = geom_for(src.width, src.height);
     Acc *colsum = static_cast<Acc *>(
         cv.take(g.bands * src.width * CH * sizeof(Acc)));
@@ -248,6 +258,27 @@ template <class Dst, class Tab, class Acc, int CH>
 parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                       const parsum_image &tab, carve &cv)
 {
+    if (a->rx <= (size_t)BOX_STREAM_MAX_RX) {
+        box_geom g = {a->src.width, a->src.height, (i64)a->rx, (i64)a->ry,
+                      (int)a->border,
+                      (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
+        g.inv_area = 1.0 / (double)g.area;
+        const u64 ow = STRIP - 2 * a->rx - 1;
+        /* About 600 blocks (a few per multiprocessor), bands of 32 to 128
+         * rows: taller bands spend less on starting the window sums. */
+        const u64 strips = (a->src.width + ow - 1) / ow;
+        u64 band = a->src.height * strips / 600;
+        band = std::min<u64>(BOX_STREAM_BAND, std::max<u64>(32, band));
+        band = std::max<u64>(band, (a->src.height + 65534) / 65535);
+        dim3 grid((unsigned)strips,
+                  (unsigned)((a->src.height + band - 1) / band));
+        img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
+        box_stream_kernel<Dst, Acc, CH>
+            <<<grid, THREADS, 0, parsum__cuda_st(ctx)->stream>>>(
+                in_of(a->src), d, g, band);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        return PARSUM_OK;
+    }
     term_args ta = {};
     img_out to = {static_cast<char *>(tab.data), tab.pitch};
     parsum_status s = sat_run<Dst, Acc, Tab, CH>(ctx, a->src, to, 1, ta, cv);
@@ -257,11 +288,16 @@ parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                          1};
     box_geom g = {a->src.width,      a->src.height, (i64)a->rx, (i64)a->ry,
                   (int)a->border,
-                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1)};
+                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
+    g.inv_area = 1.0 / (double)g.area;
     img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
+    /* Blocks across a row, rows spread over the rest of the grid. */
+    unsigned gx = (unsigned)((a->src.width + THREADS - 1) / THREADS);
+    unsigned gy = (unsigned)std::min<u64>(a->src.height,
+                                          std::max<u64>(1, 65536 / gx));
+    gy = std::min(gy, 65535u);
     box_eval_kernel<Dst, Tab, Acc, CH>
-        <<<aux_grid(ctx, a->src.width * a->src.height, THREADS), THREADS, 0,
-           parsum__cuda_st(ctx)->stream>>>(t, g, d);
+        <<<dim3(gx, gy), THREADS, 0, parsum__cuda_st(ctx)->stream>>>(t, g, d);
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
     return PARSUM_OK;
 }
@@ -302,12 +338,15 @@ parsum_status parsum__cuda_box_filter(parsum_context *ctx,
     tab.width = a->src.width + 1;
     tab.height = a->src.height + 1;
     tab.pitch = round_up(tab.width * a->src.channels * tsz, 256);
-    size_t bytes = tab.pitch * tab.height + sat_scratch_bytes(a->src, tsz) + 256;
+    size_t bytes = a->rx <= (size_t)BOX_STREAM_MAX_RX
+                       ? 256
+                       : tab.pitch * tab.height + sat_scratch_bytes(a->src, tsz) + 256;
     carve cv = {static_cast<unsigned char *>(parsum__scratch(ctx, bytes, a->fn)),
                 0};
     if (cv.base == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
-    tab.data = cv.take(tab.pitch * tab.height);
+    if (a->rx > (size_t)BOX_STREAM_MAX_RX)
+        tab.data = cv.take(tab.pitch * tab.height);
     switch (dt) {
     case PARSUM_U8:
         return narrow ? box_channels<uint8_t, u32, u32>(ctx, a, tab, cv)

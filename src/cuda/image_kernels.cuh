@@ -79,6 +79,24 @@ __device__ __forceinline__ T shfl_xor(T v, int d)
     return __shfl_xor_sync(0xffffffffu, v, d);
 }
 
+/* The sum over the warp, in every lane; one instruction for 32-bit
+ * integers (sm_80 and later), a fixed butterfly otherwise. */
+template <class T>
+__device__ __forceinline__ T warp_sum(T v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (sizeof(T) == 4 && T(0.5) == T(0))
+        return (T)__reduce_add_sync(0xffffffffu, (unsigned)v);
+    else
+#endif
+    {
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2)
+            v += shfl_xor(v, d);
+        return v;
+    }
+}
+
 /* Exclusive scan over the block of one value per channel per thread, in a
  * fixed order (deterministic for floats). smem: WARPS * CH values.
  * total gets the block's sum. Contains two __syncthreads. */
@@ -102,38 +120,95 @@ __device__ __forceinline__ void block_excl_scan(const Acc (&v)[CH],
             smem[warp * CH + c] = inc[c];
     }
     __syncthreads();
+    /* Lanes 0 .. WARPS - 1 of every warp scan the warp totals (a few
+     * shuffles, instead of every thread adding up all of them). */
 #pragma unroll
     for (int c = 0; c < CH; c++) {
-        Acc before = 0, all = 0;
+        Acc wt = lane < WARPS ? smem[lane * CH + c] : Acc(0);
 #pragma unroll
-        for (int w = 0; w < WARPS; w++) {
-            Acc t = smem[w * CH + c];
-            if (w < warp)
-                before += t;
-            all += t;
+        for (int d = 1; d < WARPS; d *= 2) {
+            Acc o = shfl_up(wt, d);
+            if (lane >= d)
+                wt += o;
         }
-        excl[c] = before + (inc[c] - v[c]);
-        total[c] = all;
+        Acc before = __shfl_sync(0xffffffffu, wt, warp > 0 ? warp - 1 : 0);
+        total[c] = __shfl_sync(0xffffffffu, wt, WARPS - 1);
+        excl[c] = (warp > 0 ? before : Acc(0)) + (inc[c] - v[c]);
     }
     __syncthreads();
 }
 
-/* Loads the PIX pixels of this thread in row `row` as terms (0 past the
- * width). */
-template <class Src, class Acc, int CH>
-__device__ __forceinline__ void load_terms(const char *row, u64 px0, u64 w,
-                                           bool sq, const double *off,
-                                           Acc (&t)[PIX][CH])
+/* The PIX pixels of one thread in one row, raw, as 32-bit words (PIX *
+ * CH * sizeof(Src) is a multiple of 4): loaded as 16- or 4-byte vectors
+ * when the image allows (align, from the host: the largest of 16, 4 that
+ * divides both data and pitch, else 0), sample by sample otherwise and at
+ * the end of a row. Raw words keep many rows in flight in few registers. */
+template <class Src, int CH>
+struct chunk {
+    static constexpr int BYTES = PIX * CH * (int)sizeof(Src);
+    static constexpr int WORDS = BYTES / 4;
+    u32 w[WORDS];
+};
+
+template <class Src, int CH>
+__device__ __forceinline__ void load_chunk(const char *row, u64 px0, u64 w,
+                                           int align, chunk<Src, CH> &c)
 {
-    const Src *r = reinterpret_cast<const Src *>(row);
+    typedef chunk<Src, CH> C;
+    const char *p = row + px0 * CH * sizeof(Src);
+    if (px0 + PIX <= w && align >= 4) {
+        if constexpr (C::WORDS % 4 == 0) {
+            if (align >= 16) {
+#pragma unroll
+                for (int i = 0; i < C::WORDS / 4; i++) {
+                    uint4 v = __ldg(reinterpret_cast<const uint4 *>(p) + i);
+                    c.w[4 * i] = v.x;
+                    c.w[4 * i + 1] = v.y;
+                    c.w[4 * i + 2] = v.z;
+                    c.w[4 * i + 3] = v.w;
+                }
+                return;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < C::WORDS; i++)
+            c.w[i] = __ldg(reinterpret_cast<const u32 *>(p) + i);
+        return;
+    }
+    Src v[PIX * CH];
+#pragma unroll
+    for (int k = 0; k < PIX * CH; k++)
+        v[k] = px0 + k / CH < w ? reinterpret_cast<const Src *>(p)[k] : Src(0);
+    memcpy(c.w, v, C::BYTES);
+}
+
+/* The terms of a chunk (0 past the width). */
+template <class Src, class Acc, int CH>
+__device__ __forceinline__ void chunk_terms(const chunk<Src, CH> &c, u64 px0,
+                                            u64 w, bool sq, const double *off,
+                                            Acc (&t)[PIX][CH])
+{
+    Src v[PIX * CH];
+    memcpy(v, c.w, chunk<Src, CH>::BYTES);
+    const bool full = px0 + PIX <= w;
 #pragma unroll
     for (int j = 0; j < PIX; j++)
 #pragma unroll
         for (int c = 0; c < CH; c++)
-            t[j][c] = px0 + j < w ? as_term<Acc>(r[(px0 + j) * CH + c], sq,
-                                                 off[c])
-                                  : Acc(0);
+            t[j][c] = full || px0 + j < w
+                          ? as_term<Acc>(v[j * CH + c], sq, off[c])
+                          : Acc(0);
 }
+
+/* Rows loaded ahead per group: about 64 bytes of raw data per thread in
+ * flight (16 rows of u8 pixels), enough to cover the memory latency at
+ * the occupancy these kernels get; SUB rows share one block scan. */
+template <class Src, int CH>
+struct rows_ahead {
+    static constexpr int W = chunk<Src, CH>::WORDS;
+    static constexpr int value = W >= 16 ? 1 : 16 / W > 8 ? 8 : 16 / W;
+    static constexpr int SUB = value < 4 ? value : 4;
+};
 
 struct sat_geom {
     u64 strips, bands, band_rows;
@@ -141,6 +216,8 @@ struct sat_geom {
 
 struct term_args {
     bool sq;
+    bool store_vec; /* table data and pitch 16-byte aligned (store_row) */
+    int align;      /* see load_chunk */
     double off[4];
 };
 
@@ -162,27 +239,36 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int c = 0; c < CH; c++)
             col[j][c] = 0;
-    for (u64 y = y0; y < y1; y++) {
-        Acc t[PIX][CH];
-        load_terms<Src, Acc, CH>(in.data + y * in.pitch, px0, in.width,
-                                 ta.sq, ta.off, t);
-        Acc rt[CH];
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            rt[c] = 0;
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1)
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
 #pragma unroll
-            for (int j = 0; j < PIX; j++) {
-                col[j][c] += t[j][c];
-                rt[c] += t[j][c];
+        for (int r = 0; r < G; r++) {
+            if (yg + r >= y1)
+                break;
+            Acc t[PIX][CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+            Acc rt[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                rt[c] = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    col[j][c] += t[j][c];
+                    rt[c] += t[j][c];
+                }
+                rt[c] = warp_sum(rt[c]);
             }
+            if (lane == 0)
 #pragma unroll
-            for (int d = 16; d > 0; d /= 2)
-                rt[c] += shfl_xor(rt[c], d);
+                for (int c = 0; c < CH; c++)
+                    part[yg + r - y0][warp][c] = rt[c];
         }
-        if (lane == 0)
-#pragma unroll
-            for (int c = 0; c < CH; c++)
-                part[y - y0][warp][c] = rt[c];
     }
     __syncthreads();
     for (u64 i = threadIdx.x; i < (y1 - y0) * CH; i += THREADS) {
@@ -202,17 +288,27 @@ __global__ void __launch_bounds__(THREADS)
                 out[(px0 + j) * CH + c] = col[j][c];
 }
 
-/* Step 2a: exclusive sums down the bands, column by column (in place). */
+/* Step 2a: exclusive sums down the bands, column by column (in place).
+ * Sixteen bands are loaded before any is summed: the loop is a chain of
+ * dependent loads otherwise, one memory latency per band. */
 template <class Acc>
 __global__ void sat_carry_down_kernel(Acc *colsum, u64 samples, u64 bands)
 {
+    constexpr int U = 16;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < samples;
          i += (u64)gridDim.x * blockDim.x) {
         Acc run = 0;
-        for (u64 b = 0; b < bands; b++) {
-            Acc t = colsum[b * samples + i];
-            colsum[b * samples + i] = run;
-            run += t;
+        for (u64 b0 = 0; b0 < bands; b0 += U) {
+            Acc t[U];
+#pragma unroll
+            for (int k = 0; k < U; k++)
+                t[k] = b0 + k < bands ? colsum[(b0 + k) * samples + i] : Acc(0);
+#pragma unroll
+            for (int k = 0; k < U; k++)
+                if (b0 + k < bands) {
+                    colsum[(b0 + k) * samples + i] = run;
+                    run += t[k];
+                }
         }
     }
 }
@@ -274,6 +370,59 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* Stores this thread's table entries of one row: pixel px0 + j goes to
+ * column px0 + j + pad. With vec (the table's data and pitch are 16-byte
+ * aligned) whole 16-byte pieces are written: in the default layout (pad 1)
+ * a thread writes columns px0 .. px0 + 3, the first one its left
+ * neighbour's last pixel (shuffled over); lane 0 has no neighbour in the
+ * warp and writes its own pixels one by one, lane 31 its last one. */
+template <class Tab, class Acc, int CH>
+__device__ __forceinline__ void store_row(Tab *orow, u64 px0, u64 w, int pad,
+                                          bool vec, const Acc (&acc)[PIX][CH])
+{
+    const int lane = threadIdx.x & 31;
+    Acc prev[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        prev[c] = shfl_up(acc[PIX - 1][c], 1);
+    const bool has_prev = pad && lane != 0;
+    const u64 first = px0; /* first column written (pad 1: a neighbour's pixel) */
+    const u64 last_px = pad ? px0 + PIX - 2 : px0 + PIX - 1; /* pixel */
+    if (vec && (has_prev || !pad) && last_px < w) {
+        Tab v[PIX * CH];
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                v[j * CH + c] = (Tab)(pad ? (j == 0 ? prev[c] : acc[j - 1][c])
+                                          : acc[j][c]);
+        constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
+        uint4 q[Q];
+        memcpy(q, v, sizeof v);
+        uint4 *dst = reinterpret_cast<uint4 *>(orow + first * CH);
+#pragma unroll
+        for (int i = 0; i < Q; i++)
+            dst[i] = q[i];
+    } else {
+        if (has_prev && px0 - 1 < w)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                orow[px0 * CH + c] = (Tab)prev[c];
+#pragma unroll
+        for (int j = 0; j < PIX - pad; j++)
+            if (px0 + j < w)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+    }
+    /* The last pixel in the default layout: the next lane writes it as its
+     * neighbour's, except across warps. */
+    if (pad && lane == 31 && px0 + PIX - 1 < w)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            orow[(px0 + PIX) * CH + c] = (Tab)acc[PIX - 1][c];
+}
+
 /* Step 3. carry_rows: [bands][width * CH] (step 2b); strip_carry:
  * [height][strips][CH] (step 2a'). pad: 1 for the default layout (zero
  * first row and column, written here), 0 for the inclusive one. */
@@ -283,7 +432,7 @@ __global__ void __launch_bounds__(THREADS)
                      term_args ta, const Acc *carry_rows,
                      const Acc *strip_carry)
 {
-    __shared__ Acc sm[WARPS * CH];
+    __shared__ Acc sm[WARPS * CH * 4];
     const u64 s = blockIdx.x, b = blockIdx.y;
     const u64 px0 = s * STRIP + threadIdx.x * PIX;
     const u64 y0 = b * g.band_rows;
@@ -305,37 +454,71 @@ __global__ void __launch_bounds__(THREADS)
             for (int c = 0; c < CH; c++)
                 r0[c] = Tab(0);
     }
-    for (u64 y = y0; y < y1; y++) {
-        Acc t[PIX][CH], tot[CH], excl[CH], all[CH];
-        load_terms<Src, Acc, CH>(in.data + y * in.pitch, px0, in.width,
-                                 ta.sq, ta.off, t);
+    /* G rows loaded at once, SG of them per block scan (one pair of
+     * barriers for SG rows). */
+    constexpr int G = rows_ahead<Src, CH>::SUB;
+    constexpr int SG = G;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+        Acc scv[G][CH];
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            tot[c] = 0;
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1) {
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
 #pragma unroll
-            for (int j = 0; j < PIX; j++) {
-                tot[c] += t[j][c];
-                t[j][c] = tot[c];
+                for (int c = 0; c < CH; c++)
+                    scv[r][c] = strip_carry[((yg + r) * g.strips + s) * CH + c];
             }
-        }
-        block_excl_scan<Acc, CH>(tot, excl, all, sm);
-        Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
-        const Acc *sc = strip_carry + (y * g.strips + s) * CH;
-        Acc base[CH];
 #pragma unroll
-        for (int c = 0; c < CH; c++)
-            base[c] = sc[c] + excl[c];
+        for (int sg = 0; sg < G; sg += SG) {
+            if (yg + sg >= y1)
+                break; /* uniform across the block */
+            Acc t[SG][PIX][CH], tot[SG * CH], excl[SG * CH], all[SG * CH];
 #pragma unroll
-        for (int j = 0; j < PIX; j++)
-            if (px0 + j < in.width)
+            for (int r = 0; r < SG; r++) {
+                if (yg + sg + r < y1)
+                    chunk_terms<Src, Acc, CH>(raw[sg + r], px0, in.width,
+                                              ta.sq, ta.off, t[r]);
+                else
+#pragma unroll
+                    for (int j = 0; j < PIX; j++)
+#pragma unroll
+                        for (int c = 0; c < CH; c++)
+                            t[r][j][c] = 0;
 #pragma unroll
                 for (int c = 0; c < CH; c++) {
-                    acc[j][c] += base[c] + t[j][c];
-                    orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+                    Acc run = 0;
+#pragma unroll
+                    for (int j = 0; j < PIX; j++) {
+                        run += t[r][j][c];
+                        t[r][j][c] = run;
+                    }
+                    tot[r * CH + c] = run;
                 }
-        if (pad && s == 0 && threadIdx.x == 0)
-            for (int c = 0; c < CH; c++)
-                orow[c] = Tab(0);
+            }
+            block_excl_scan<Acc, SG * CH>(tot, excl, all, sm);
+#pragma unroll
+            for (int r = 0; r < SG; r++) {
+                const u64 y = yg + sg + r;
+                if (y >= y1)
+                    break; /* uniform across the block */
+                Tab *orow =
+                    reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    Acc base = scv[sg + r][c] + excl[r * CH + c];
+#pragma unroll
+                    for (int j = 0; j < PIX; j++)
+                        acc[j][c] += base + t[r][j][c];
+                }
+                store_row<Tab, Acc, CH>(orow, px0, in.width, pad,
+                                        ta.store_vec, acc);
+                if (pad && s == 0 && threadIdx.x == 0)
+                    for (int c = 0; c < CH; c++)
+                        orow[c] = Tab(0);
+            }
+        }
     }
 }
 
@@ -513,51 +696,198 @@ __device__ __forceinline__ void border_terms(i64 k, i64 n, int border,
     }
 }
 
+/* The mean of a window sum: floats divided in float64; integers
+ * floor((sum + area / 2) / area) exactly (the true sum fits in int64, so
+ * the modular sum is it; U32 tables only serve unsigned images whose
+ * window sums fit in 32 bits). The float64 quotient is corrected by one
+ * where its rounding crossed an integer. */
+template <class Dst, class Tab, class Acc>
+__device__ __forceinline__ Dst box_mean(Acc s, i64 area, double inv_area)
+{
+    if constexpr (Acc(0.5) != Acc(0)) {
+        (void)inv_area;
+        return (Dst)(s / (double)area);
+    } else {
+        i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
+        i64 num = v + area / 2;
+        i64 q = (i64)floor((double)num * inv_area);
+        if (q * area > num)
+            q--;
+        else if ((q + 1) * area <= num)
+            q++;
+        return (Dst)q;
+    }
+}
+
 struct box_geom {
     u64 width, height;
     i64 rx, ry;
     int border;
     i64 area;
+    double inv_area;
 };
 
 /* One thread per pixel: the window sum from the table through the border
  * terms of both axes, then the mean (integers: floor((sum + area / 2) /
  * area), exact; floats: float64 division, rounded once). */
 template <class Dst, class Tab, class Acc, int CH>
-__global__ void box_eval_kernel(table_view<Tab> t, box_geom g, img_out dst)
+__global__ void __launch_bounds__(THREADS)
+    box_eval_kernel(table_view<Tab> t, box_geom g, img_out dst)
 {
-    const u64 total = g.width * g.height;
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < total;
-         i += (u64)gridDim.x * blockDim.x) {
-        const i64 y = (i64)(i / g.width), x = (i64)(i % g.width);
-        terms ty, tx;
-        ty.n = tx.n = 0;
-        border_terms(y + g.ry, (i64)g.height, g.border, 1, ty);
-        border_terms(y - g.ry - 1, (i64)g.height, g.border, -1, ty);
-        border_terms(x + g.rx, (i64)g.width, g.border, 1, tx);
-        border_terms(x - g.rx - 1, (i64)g.width, g.border, -1, tx);
-        Dst *o = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch) +
-                 (u64)x * CH;
+    for (i64 y = blockIdx.y; y < (i64)g.height; y += gridDim.y) {
+        const bool inside_y = y - g.ry >= 0 && y + g.ry < (i64)g.height;
+        Dst *orow = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch);
+        for (i64 x = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+             x < (i64)g.width; x += (i64)gridDim.x * blockDim.x) {
+            Dst *o = orow + (u64)x * CH;
+            if (inside_y && x - g.rx >= 0 && x + g.rx < (i64)g.width) {
+                /* Inside: four corners (row and column -1 are the table's
+                 * zero row and column). */
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            Acc s = 0;
-            for (int a = 0; a < ty.n; a++) {
-                Acc row = 0;
-                for (int b = 0; b < tx.n; b++)
-                    row += (Acc)tx.coef[b] * (Acc)t.P(ty.idx[a], tx.idx[b], c);
-                s += (Acc)ty.coef[a] * row;
+                for (int c = 0; c < CH; c++) {
+                    Acc s = (Acc)t.P(y + g.ry, x + g.rx, c) -
+                            (Acc)t.P(y - g.ry - 1, x + g.rx, c) -
+                            (Acc)t.P(y + g.ry, x - g.rx - 1, c) +
+                            (Acc)t.P(y - g.ry - 1, x - g.rx - 1, c);
+                    o[c] = box_mean<Dst, Tab>(s, g.area, g.inv_area);
+                }
+                continue;
             }
-            if constexpr (Acc(0.5) != Acc(0)) {
-                o[c] = (Dst)(s / (double)g.area);
-            } else {
-                /* The true sum fits in int64 (checked by the host), so the
-                 * modular sum is it; U32 tables only for unsigned images
-                 * whose sums fit in 32 bits. */
-                i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
-                i64 num = v + g.area / 2;
-                o[c] = (Dst)floor_div(num, g.area);
+            terms ty, tx;
+            ty.n = tx.n = 0;
+            border_terms(y + g.ry, (i64)g.height, g.border, 1, ty);
+            border_terms(y - g.ry - 1, (i64)g.height, g.border, -1, ty);
+            border_terms(x + g.rx, (i64)g.width, g.border, 1, tx);
+            border_terms(x - g.rx - 1, (i64)g.width, g.border, -1, tx);
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc s = 0;
+                for (int a = 0; a < ty.n; a++) {
+                    Acc row = 0;
+                    for (int b = 0; b < tx.n; b++)
+                        row += (Acc)tx.coef[b] *
+                               (Acc)t.P(ty.idx[a], tx.idx[b], c);
+                    s += (Acc)ty.coef[a] * row;
+                }
+                o[c] = box_mean<Dst, Tab>(s, g.area, g.inv_area);
             }
         }
+    }
+}
+
+
+/* The source index that virtual index i reads along an axis of n samples
+ * under the border rule, or -1 (ZERO border outside): the rule of
+ * parsum__ref_border_index. */
+__device__ __forceinline__ i64 border_map(i64 i, i64 n, int border)
+{
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case 0: return -1;
+    case 1: return i < 0 ? 0 : n - 1;
+    case 4: { i64 r = i % n; return r < 0 ? r + n : r; }
+    case 2: {
+        i64 p = 2 * n, k = i % p;
+        k = k < 0 ? k + p : k;
+        return k < n ? k : p - 1 - k;
+    }
+    default: {
+        if (n == 1)
+            return 0;
+        i64 p = 2 * n - 2, k = i % p;
+        k = k < 0 ? k + p : k;
+        return k < n ? k : p - k;
+    }
+    }
+}
+
+/* The box filter for horizontal radii up to BOX_STREAM_MAX_RX, in one pass
+ * over the image: a block owns a strip of STRIP virtual columns (its
+ * outputs plus rx + 1 columns of halo on the left and rx on the right)
+ * and a band of rows. Each thread keeps the vertical window sums of its 4
+ * columns (add the row entering the window, subtract the row leaving it,
+ * rows and columns mapped through the border rule); per row a block scan
+ * turns them into row prefix sums P in shared memory, and an output is
+ * P(i + 2 rx + 1) - P(i): the table's differences, without storing the
+ * table. Reads each row twice (entering and leaving), writes once. */
+constexpr int BOX_STREAM_MAX_RX = 127;
+constexpr u64 BOX_STREAM_BAND = 128;
+
+template <class Dst, class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    box_stream_kernel(img_in in, img_out dst, box_geom g, u64 band_rows)
+{
+    __shared__ Acc P[CH][STRIP];
+    __shared__ Acc sm[WARPS * CH];
+    const i64 W = (i64)in.width, H = (i64)in.height;
+    const int ow = STRIP - 2 * (int)g.rx - 1; /* outputs per strip */
+    const i64 x0 = (i64)blockIdx.x * ow;
+    const i64 y0 = (i64)(blockIdx.y * band_rows);
+    const i64 y1 = min(H, y0 + (i64)band_rows);
+    i64 col[PIX];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+        col[j] = border_map(x0 - g.rx - 1 + PIX * (i64)threadIdx.x + j, W,
+                            g.border);
+    Acc cs[PIX][CH];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            cs[j][c] = 0;
+    auto add_row = [&](i64 yy, bool add) {
+        const i64 sy = border_map(yy, H, g.border);
+        if (sy < 0)
+            return;
+        const Dst *r = reinterpret_cast<const Dst *>(in.data + sy * in.pitch);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+            if (col[j] >= 0)
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    Acc v = as_term<Acc>(r[col[j] * CH + c], false, 0.0);
+                    cs[j][c] = add ? cs[j][c] + v : cs[j][c] - v;
+                }
+    };
+    for (i64 dy = -g.ry; dy <= g.ry; dy++)
+        add_row(y0 + dy, true);
+    for (i64 y = y0; y < y1; y++) {
+        if (y > y0) {
+            add_row(y + g.ry, true);
+            add_row(y - g.ry - 1, false);
+        }
+        Acc loc[PIX][CH], tot[CH], excl[CH], all[CH];
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            Acc run = 0;
+#pragma unroll
+            for (int j = 0; j < PIX; j++) {
+                run += cs[j][c];
+                loc[j][c] = run;
+            }
+            tot[c] = run;
+        }
+        block_excl_scan<Acc, CH>(tot, excl, all, sm);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                P[c][PIX * threadIdx.x + j] = excl[c] + loc[j][c];
+        __syncthreads();
+        Dst *orow = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch);
+#pragma unroll
+        for (int j = 0; j < PIX; j++) {
+            const int i = PIX * (int)threadIdx.x + j;
+            if (i < ow && x0 + i < W)
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    Acc sum = P[c][i + 2 * g.rx + 1] - P[c][i];
+                    orow[(x0 + i) * CH + c] =
+                        box_mean<Dst, Acc>(sum, g.area, g.inv_area);
+                }
+        }
+        __syncthreads(); /* P is rewritten by the next row */
     }
 }
 

@@ -22,10 +22,14 @@ void cli_usage_main(void)
         "                               select, unique ...) against a serial\n"
         "                               loop and the machine's memory\n"
         "                               bandwidth\n"
+        "  image integral|boxblur ...   summed-area table or box blur of an\n"
+        "                               image file (PNG, JPEG, PGM/PPM, PFM,\n"
+        "                               HDR)\n"
         "  version                      library version and backends built in\n"
         "  help                         this text (also -h, --help)\n"
         "\n"
-        "'parsum demo --help' and 'parsum bench --help' describe the options.\n"
+        "'parsum demo --help', 'parsum bench --help' and 'parsum image --help'\n"
+        "describe the options.\n"
         "\n"
         "environment:\n"
         "  OMP_NUM_THREADS   default CPU thread count\n"
@@ -181,6 +185,8 @@ int main(int argc, char **argv)
         return cli_demo(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return cli_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "image") == 0)
+        return cli_image(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return cli_usage_error("unknown option '%s'", cmd);
     return cli_usage_error("unknown command '%s'", cmd);
