@@ -21,6 +21,19 @@
 
 /* ---- column sums of a band ---------------------------------------------- */
 
+/* tmp[i] = the sum of bytes i of rows r0 .. r1 - 1 (at most 257 rows, so
+ * 255 * 257 fits in 16 bits). */
+ALWAYS_INLINE void u8_rows_sum16(const char *src, size_t pitch, size_t r0,
+                                 size_t r1, size_t n, uint16_t *tmp)
+{
+    memset(tmp, 0, n * sizeof *tmp);
+    for (size_t r = r0; r < r1; r++) {
+        const uint8_t *b = (const uint8_t *)(src + r * pitch);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (uint16_t)(tmp[i] + b[i]);
+    }
+}
+
 /* acc[i] += f(src[r][i]) over the band's rows. Bytes (not squared) are
  * first summed in 16 bits, 257 rows at a time (255 * 257 < 2^16): a
  * quarter of the widening work, the expensive part of these adds. */
@@ -31,12 +44,7 @@ ALWAYS_INLINE void colsum_u32(const char *src, size_t pitch, size_t rows,
     if (pix == U8 && !sq) {
         for (size_t r0 = 0; r0 < rows; r0 += 257) {
             size_t r1 = rows - r0 < 257 ? rows : r0 + 257;
-            memset(tmp, 0, n * sizeof *tmp);
-            for (size_t r = r0; r < r1; r++) {
-                const uint8_t *b = (const uint8_t *)(src + r * pitch);
-                for (size_t i = 0; i < n; i++)
-                    tmp[i] = (uint16_t)(tmp[i] + b[i]);
-            }
+            u8_rows_sum16(src, pitch, r0, r1, n, tmp);
             for (size_t i = 0; i < n; i++)
                 acc[i] += tmp[i];
         }
@@ -58,12 +66,7 @@ ALWAYS_INLINE void colsum_u64(const char *src, size_t pitch, size_t rows,
     if (pix == U8 && !sq) {
         for (size_t r0 = 0; r0 < rows; r0 += 257) {
             size_t r1 = rows - r0 < 257 ? rows : r0 + 257;
-            memset(tmp, 0, n * sizeof *tmp);
-            for (size_t r = r0; r < r1; r++) {
-                const uint8_t *b = (const uint8_t *)(src + r * pitch);
-                for (size_t i = 0; i < n; i++)
-                    tmp[i] = (uint16_t)(tmp[i] + b[i]);
-            }
+            u8_rows_sum16(src, pitch, r0, r1, n, tmp);
             for (size_t i = 0; i < n; i++)
                 acc[i] += tmp[i];
         }
