@@ -887,6 +887,138 @@ PARSUM_API parsum_status parsum_image_write(parsum_context *ctx,
                                             const parsum_image *img);
 
 /* ------------------------------------------------------------------------ */
+/* Histograms and tone mapping                                               */
+/* ------------------------------------------------------------------------ */
+
+/* How parsum_histogram counts (parsum_histogram_desc.strategy). All give
+ * the same counts; they differ in speed and scratch memory:
+ *   ATOMIC_GLOBAL      every sample increments its bin in the output with
+ *                      an atomic add (no scratch; slow when many samples
+ *                      fall into few bins).
+ *   PRIVATIZED         private histograms (one per thread on the CPU, one
+ *                      per block in shared memory on the GPU, or a few
+ *                      copies in device memory when the bins do not fit
+ *                      there), then summed into the output.
+ *   SORT_REDUCE_BY_KEY each sample's bin index, sorted, then the lengths
+ *                      of the runs of equal indices added to the output
+ *                      (scratch: about 9 bytes per sample).
+ *   AUTO               the fastest for the bin count, sample count, dtype
+ *                      and backend, by measurement (never SORT_REDUCE_BY_KEY,
+ *                      which is never the fastest); the rule is in
+ *                      src/hist/README.md. */
+typedef enum parsum_hist_strategy {
+    PARSUM_HIST_AUTO = 0,
+    PARSUM_HIST_ATOMIC_GLOBAL = 1,
+    PARSUM_HIST_PRIVATIZED = 2,
+    PARSUM_HIST_SORT_REDUCE_BY_KEY = 3
+} parsum_hist_strategy;
+
+/* The bins of one channel: nbins >= 1 (at most 2^31).
+ * Even bins (levels NULL): bin i covers [lo + i w, lo + (i + 1) w),
+ *   w = (hi - lo) / nbins, lo < hi. lo and hi are read as the widest type
+ *   of the sample's kind: .i64 for I8..U32 and I64 samples, .u64 for U64,
+ *   .f64 for F32/F64 (so [0, 256) works for U8 and [0, 2^32) for U32).
+ *   Integer samples: bin = floor((x - lo) nbins / (hi - lo)) computed
+ *   exactly. Float samples: bin = floor((x - lo) * s) in float64 with
+ *   s = nbins / (hi - lo) rounded to float64 once; a result of nbins (from
+ *   rounding, for x just below hi) counts in the last bin. With (hi - lo) /
+ *   nbins a power of two every edge lo + i w lands exactly in bin i.
+ * Range bins (levels not NULL): nbins + 1 strictly ascending boundaries in
+ *   host memory, of the same widened type (int64_t, uint64_t or double);
+ *   bin i covers [levels[i], levels[i + 1]).
+ * Samples outside [lo, hi) (or [levels[0], levels[nbins])) and NaN are not
+ * counted. */
+typedef struct parsum_hist_bins {
+    size_t nbins;
+    parsum_scalar lo, hi;
+    const void *levels;
+} parsum_hist_bins;
+
+/* PARSUM_HIST_ACCUMULATE: add to the counts already in the output instead
+ * of overwriting them. */
+#define PARSUM_HIST_ACCUMULATE 1u
+
+typedef struct parsum_histogram_desc {
+    parsum_dtype sample_dtype;     /* any dtype */
+    int channels;                  /* 1..4 interleaved samples per pixel */
+    parsum_dtype count_dtype;      /* PARSUM_U32 or PARSUM_U64 */
+    parsum_hist_strategy strategy; /* PARSUM_HIST_AUTO unless testing */
+    unsigned flags;                /* 0 or PARSUM_HIST_ACCUMULATE */
+    parsum_hist_bins bins[4];      /* bins[c] for channel c */
+} parsum_histogram_desc;
+
+/* parsum_histogram: counts[c][i] = the number of pixels p < n whose
+ * channel-c sample samples[p * channels + c] falls into bin i of
+ * d->bins[c] (with ACCUMULATE: counts[c][i] += that number). counts[c] may
+ * be NULL to skip channel c (RGBA with only RGB histograms). samples and
+ * the count arrays live in the context's memory space (device memory on a
+ * CUDA context), levels in host memory. U32 counts wrap modulo 2^32 (use
+ * U64 when a bin may reach 2^32; n may exceed 2^32 with either). Counts are
+ * exact integers, so every strategy gives bit-identical results.
+ * Work O(n channels + nbins) (range bins: O(n channels log nbins)); the
+ * call returns when the counts are written (CPU) or enqueued (CUDA).
+ * Scratch: PRIVATIZED on the CPU threads x nbins counts per channel, on
+ * the GPU at most 256 MiB beyond the output; SORT_REDUCE_BY_KEY about
+ * 9 n bytes plus 12 nbins.
+ * Errors: NULL ctx or d, samples NULL with n > 0, every counts[c] NULL, a
+ * count array overlapping another or the samples, n * channels overflowing
+ * (PARSUM_ERR_NULL_POINTER / INVALID_ARGUMENT / OVERFLOW); unknown dtype
+ * (INVALID_DTYPE), count dtype not U32/U64, channels outside 1..4, unknown
+ * strategy or flags, nbins 0 or above 2^31, lo >= hi (or NaN), levels not
+ * strictly ascending or NaN (INVALID_ARGUMENT); misaligned or wrong-space
+ * pointers as for scan. */
+PARSUM_API parsum_status parsum_histogram(parsum_context *ctx,
+                                          const void *samples, size_t n,
+                                          const parsum_histogram_desc *d,
+                                          void *const counts[]);
+
+/* Tone mapping: parsum_tonemap maps a high-dynamic-range image to display
+ * values by histogram equalisation of its log luminance (the notes'
+ * reduce + histogram + scan pipeline):
+ *   1. luminance L = 0.2126 R + 0.7152 G + 0.0722 B of each pixel (the
+ *      sample itself for 1 channel; alpha, the 2nd or 4th channel of 2- and
+ *      4-channel images, is not part of it); pixels with L <= min_luminance
+ *      are black and left out of the steps below; l = log10 L;
+ *   2. lmin, lmax of l by reduce;
+ *   3. histogram of l in nbins even bins over [lmin, lmax];
+ *   4. optionally Ward's histogram adjustment (Ward Larson, Rushmeier and
+ *      Piatko 1997): bins above the ceiling  N dl / log10(ldmax / ldmin)
+ *      (N the count, dl the bin width in log10 units, ldmax / ldmin the
+ *      display's contrast, p.display_contrast) are cut to it, repeated
+ *      until less than 2.5 % of N is cut (or never more than 1 % of the
+ *      counts is left: then plain equalisation);
+ *   5. exclusive scan of the counts to the cumulative distribution P, then
+ *      P(l) = (P[bin] + count[bin] * frac) / N, interpolated within the bin;
+ *   6. display luminance Ld = P(l) (equalisation) or, with Ward,
+ *      ldmin^(1-P) ldmax^P / ldmax; each colour sample becomes c Ld / L,
+ *      clipped to [0, 1].
+ * dst: same size as src, 1..4 channels equal to src's, dtype U8 or U16
+ * (sRGB-encoded, rounded) or F32 (linear, in [0, 1]); alpha is copied
+ * (scaled to dst's range for U8/U16, clipped to [0, 1]). src: F32 or F64 (or
+ * U8/U16/F32 LDR images, taken as linear). Both in the context's space.
+ * Input rules: negative samples count as 0; NaN and infinite samples are
+ * an error (PARSUM_ERR_INVALID_ARGUMENT naming the first such pixel).
+ * An image whose non-black pixels all have the same luminance maps them
+ * to Ld = 1. Deterministic; CPU and CUDA agree to within one U8 step.
+ * Errors: as parsum_image for src and dst, mismatched sizes or channels,
+ * dtypes outside the lists, nbins 0 or above 2^20, min_luminance < 0,
+ * display_contrast <= 1, unknown flags. */
+#define PARSUM_TONEMAP_WARD 1u
+
+typedef struct parsum_tonemap_params {
+    size_t nbins;            /* histogram bins; 0 = 1024 */
+    unsigned flags;          /* 0 or PARSUM_TONEMAP_WARD */
+    double min_luminance;    /* L at or below it is black; 0 = 1e-9 */
+    double display_contrast; /* ldmax / ldmin for Ward; 0 = 100 */
+} parsum_tonemap_params;
+
+/* p NULL = all defaults. */
+PARSUM_API parsum_status parsum_tonemap(parsum_context *ctx,
+                                        const parsum_image *src,
+                                        const parsum_image *dst,
+                                        const parsum_tonemap_params *p);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA backend                                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -9,6 +9,7 @@
 #define PARSUM_INTERNAL_H
 
 #include "parsum.h"
+#include "hist/hist_bins.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,6 +115,49 @@ typedef struct parsum__runs_args {
     size_t *num_runs;
 } parsum__runs_args;
 
+/* Arguments of the backend's histogram slots (parsum.h, "Histograms"),
+ * validated: samples n pixels of `channels` samples of dtype; plan[c] and
+ * counts[c] for each channel (counts[c] NULL: channel skipped). The slot
+ * `histogram` serves AUTO (the backend picks), ATOMIC_GLOBAL and
+ * PRIVATIZED; the core composes SORT_REDUCE_BY_KEY from hist_bin_ids, the
+ * select slot (split by bit), the runs slot and hist_add_runs. Levels of
+ * RANGE plans are in host memory. */
+typedef struct parsum__hist_args {
+    const char *fn;
+    const void *samples;
+    size_t n;
+    parsum_dtype dtype;
+    int channels;
+    parsum_dtype count_dtype; /* U32 or U64 */
+    parsum_hist_strategy strategy;
+    bool accumulate;
+    parsum__hist_plan plan[4];
+    void *counts[4];
+} parsum__hist_args;
+
+/* Arguments of the backend's tone-mapping slots (parsum_tonemap; the
+ * pipeline they are steps of is src/hist/tonemap.c). Images validated, in
+ * the context's space.
+ *   tonemap_lum: loglum[y * width + x] = log10 of the pixel's luminance,
+ *     NaN for a black pixel (L <= min_luminance; negative samples count as
+ *     0); *first_bad (host) = y * width + x of the first pixel with a NaN
+ *     or infinite sample (alpha included), or UINT64_MAX.
+ *   tonemap_map: each pixel's display luminance Ld from its loglum l:
+ *     t = (l - lmin) * scale clamped to [0, nbins], i = floor(t) (nbins - 1
+ *     at t = nbins), Ld = ld_edges[i] + (ld_edges[i + 1] - ld_edges[i]) *
+ *     (t - i); black pixels Ld = 0. Writes dst as parsum_tonemap says. */
+typedef struct parsum__tonemap_args {
+    const char *fn;
+    parsum_image src;
+    parsum_image dst;
+    float *loglum;           /* width * height, context space */
+    double min_luminance;
+    uint64_t *first_bad;     /* lum: host */
+    const double *ld_edges;  /* map: nbins + 1 values, context space */
+    size_t nbins;
+    double lmin, scale;
+} parsum__tonemap_args;
+
 /* One backend = one table. A NULL slot means "not supported here" and the
  * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
 typedef struct parsum__backend {
@@ -173,6 +217,26 @@ typedef struct parsum__backend {
                               const struct parsum__box_sums_args *a);
     parsum_status (*box_filter)(parsum_context *ctx,
                                 const struct parsum__box_filter_args *a);
+    /* Histograms: see parsum__hist_args. hist_bin_ids writes, for channel
+     * c, ids[p] = the bin of pixel p's sample or plan[c].nbins when it
+     * falls in none (n ids, context space). hist_add_runs sets counts
+     * (nbins of count_dtype) to zero unless accumulate, then adds
+     * lengths[r] to counts[keys[r]] for each r < nruns with keys[r] <
+     * nbins (keys distinct; all arrays in context space). */
+    parsum_status (*histogram)(parsum_context *ctx,
+                               const struct parsum__hist_args *a);
+    parsum_status (*hist_bin_ids)(parsum_context *ctx,
+                                  const struct parsum__hist_args *a, int c,
+                                  uint32_t *ids);
+    parsum_status (*hist_add_runs)(parsum_context *ctx, const uint32_t *keys,
+                                   const uint64_t *lengths, size_t nruns,
+                                   uint32_t nbins, void *counts,
+                                   parsum_dtype count_dtype, bool accumulate);
+    /* Tone mapping: see parsum__tonemap_args. */
+    parsum_status (*tonemap_lum)(parsum_context *ctx,
+                                 const struct parsum__tonemap_args *a);
+    parsum_status (*tonemap_map)(parsum_context *ctx,
+                                 const struct parsum__tonemap_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);

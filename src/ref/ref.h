@@ -128,6 +128,14 @@ size_t parsum__ref_border_index(int64_t i, size_t n, parsum_border border,
 void parsum__ref_box_filter(const parsum_image *src, const parsum_image *dst,
                             size_t rx, size_t ry, parsum_border border);
 
+/* Histograms (host memory, valid arguments): the bin of one sample under
+ * b (-1: none), and parsum_histogram itself. */
+int64_t parsum__ref_hist_bin(const parsum_hist_bins *b, parsum_dtype dtype,
+                             const void *sample);
+void parsum__ref_histogram(const void *samples, size_t n,
+                           const parsum_histogram_desc *d,
+                           void *const counts[]);
+
 #ifdef __cplusplus
 }
 #endif
