@@ -22,6 +22,7 @@
 
 #include <cub/cub.cuh>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -35,6 +36,7 @@ struct hcase {
     int channels;
     size_t nbins;
     int skew; /* all samples equal */
+    int cub;  /* run CUB (0: it fails, see below) */
 };
 
 template <class T>
@@ -175,8 +177,8 @@ void run_case(parsum_context *ctx, const hcase &c, size_t n, int reps,
     hist_fill_kernel<T><<<1024, 256>>>(d_in, n, 0x5eed, c.skew);
     BC(cudaGetLastError());
     std::function<void()> cub_run;
-    bool have_cub = cub_hist<T>(c, d_in, n, (int *)d_ref, d_tmp, tmp_bytes,
-                                &cub_run);
+    bool have_cub = c.cub && cub_hist<T>(c, d_in, n, (int *)d_ref, d_tmp,
+                                         tmp_bytes, &cub_run);
     double cub_ms = 0;
     if (have_cub) {
         cub_run();
@@ -258,15 +260,19 @@ int parsum_bench_cuda_hist(const parsum_bench_args *args)
         printf("parsum bench histogram (cuda): %s, n = %zu samples, read "
                "%.1f GB/s, u32 counts, median of %d\n",
                prop.name, n, read_gbs, reps);
-        static const hcase cases[] = {
-            {"u8 256 bins", PARSUM_U8, 1, 256, 0},
-            {"u8 rgba 4x256 bins", PARSUM_U8, 4, 256, 0},
-            {"u32 1024 bins", PARSUM_U32, 1, 1024, 0},
-            {"u32 1024 bins skewed", PARSUM_U32, 1, 1024, 1},
-            {"u32 256 bins", PARSUM_U32, 1, 256, 0},
-            {"u32 65536 bins", PARSUM_U32, 1, 65536, 0},
-            {"u32 2^24 bins", PARSUM_U32, 1, (size_t)1 << 24, 0},
-            {"f32 1024 bins", PARSUM_F32, 1, 1024, 0},
+        const hcase cases[] = {
+            {"u8 256 bins", PARSUM_U8, 1, 256, 0, 1},
+            {"u8 rgba 4x256 bins", PARSUM_U8, 4, 256, 0, 1},
+            {"u32 1024 bins", PARSUM_U32, 1, 1024, 0, 1},
+            {"u32 1024 bins skewed", PARSUM_U32, 1, 1024, 1, 1},
+            {"u32 256 bins", PARSUM_U32, 1, 256, 0, 1},
+            {"u32 65536 bins", PARSUM_U32, 1, 65536, 0, 1},
+            /* CUB 3.0's HistogramEven stops with an illegal memory access
+             * here (2^26 samples, H200), which ends the process's CUDA
+             * context: PARSUM_BENCH_CUB_2P24=1 runs it anyway, last. */
+            {"f32 1024 bins", PARSUM_F32, 1, 1024, 0, 1},
+            {"u32 2^24 bins", PARSUM_U32, 1, (size_t)1 << 24, 0,
+             getenv("PARSUM_BENCH_CUB_2P24") != NULL},
         };
         for (const hcase &c : cases) {
             if (c.dtype == PARSUM_U8)

@@ -49,7 +49,7 @@ int64_t type_min(parsum_dtype d)
 /* The 32-bit fast path of histogram_kernels.cuh, when the plan allows it. */
 parsum_h::fast_bins fast_for(parsum_dtype d, const parsum__hist_plan &p)
 {
-    parsum_h::fast_bins f = {0, 0, 0, 0};
+    parsum_h::fast_bins f = {0, 0, 0, 0, p.nbins};
     bool small = d == PARSUM_I8 || d == PARSUM_U8 || d == PARSUM_I16 ||
                  d == PARSUM_U16 || d == PARSUM_I32 || d == PARSUM_U32;
     if (!small || p.mode != PARSUM__BINS_SHIFT || p.shift >= 32)
@@ -78,11 +78,18 @@ parsum_status fill_kargs(parsum_context *ctx, const parsum__hist_args *a,
     L->wide = a->count_dtype == PARSUM_U64;
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     for (int c = 0; c < a->channels; c++) {
-        if (a->counts[c] == NULL)
-            continue;
-        L->active |= 1u << c;
         L->off[c] = L->total;
-        L->total += a->plan[c].nbins;
+        if (a->counts[c] == NULL) {
+            /* not counted: every sample lands in slot 0 or 1 of 3 */
+            L->span[c] = 3;
+            L->total += 3;
+            parsum_h::fast_bins f = {1, 0, 0xFFFFFFFFu, 31, 2};
+            L->fast[c] = f;
+            continue;
+        }
+        L->active |= 1u << c;
+        L->span[c] = a->plan[c].nbins + 1;
+        L->total += L->span[c];
         L->counts[c] = a->counts[c];
         L->plan[c] = a->plan[c];
         L->fast[c] = fast_for(a->dtype, a->plan[c]);
@@ -98,6 +105,26 @@ parsum_status fill_kargs(parsum_context *ctx, const parsum__hist_args *a,
     return PARSUM_OK;
 }
 
+/* Which shared kernel serves L (histogram_kernels.cuh): 2 when every
+ * channel of 8-bit samples is counted with bin = key, 1 when every channel
+ * is on the 32-bit fast path and vectors start at channel 0, else 0. */
+int shared_mode(const parsum__hist_args *a, const kargs &L)
+{
+    size_t ss = parsum_dtype_size(a->dtype);
+    if (a->channels == 3 || (16 / ss) % (size_t)a->channels != 0 ||
+        L.head % (u64)a->channels != 0)
+        return 0;
+    bool ident = ss == 1;
+    for (int c = 0; c < a->channels; c++) {
+        if (!L.fast[c].on)
+            return 0;
+        if (!(L.active >> c & 1u) || L.fast[c].lo_key != 0 ||
+            L.fast[c].wm1 != 255 || L.fast[c].shift != 0)
+            ident = false;
+    }
+    return ident ? 2 : 1;
+}
+
 size_t levels_bytes(const parsum__hist_args *a)
 {
     size_t b = 0;
@@ -109,30 +136,43 @@ size_t levels_bytes(const parsum__hist_args *a)
 
 typedef void (*hist_fn)(kargs);
 
+template <class T, int C>
+hist_fn shared_kernel(int mode)
+{
+    if constexpr (parsum_h::key_of<T>::ok && C != 3) {
+        if constexpr (sizeof(T) == 1)
+            if (mode == 2)
+                return parsum_h::hist_shared_kernel<T, C, 2>;
+        if (mode >= 1)
+            return parsum_h::hist_shared_kernel<T, C, 1>;
+    }
+    return parsum_h::hist_shared_kernel<T, C, 0>;
+}
+
 template <class T>
-void kernels_for_c(int c, hist_fn *sh, hist_fn *gl)
+void kernels_for_c(int c, int mode, hist_fn *sh, hist_fn *gl)
 {
     switch (c) {
-    case 1: *sh = parsum_h::hist_shared_kernel<T, 1>; *gl = parsum_h::hist_global_kernel<T, 1>; break;
-    case 2: *sh = parsum_h::hist_shared_kernel<T, 2>; *gl = parsum_h::hist_global_kernel<T, 2>; break;
-    case 3: *sh = parsum_h::hist_shared_kernel<T, 3>; *gl = parsum_h::hist_global_kernel<T, 3>; break;
-    default: *sh = parsum_h::hist_shared_kernel<T, 4>; *gl = parsum_h::hist_global_kernel<T, 4>; break;
+    case 1: *sh = shared_kernel<T, 1>(mode); *gl = parsum_h::hist_global_kernel<T, 1>; break;
+    case 2: *sh = shared_kernel<T, 2>(mode); *gl = parsum_h::hist_global_kernel<T, 2>; break;
+    case 3: *sh = shared_kernel<T, 3>(mode); *gl = parsum_h::hist_global_kernel<T, 3>; break;
+    default: *sh = shared_kernel<T, 4>(mode); *gl = parsum_h::hist_global_kernel<T, 4>; break;
     }
 }
 
-void kernels_for(parsum_dtype d, int c, hist_fn *sh, hist_fn *gl)
+void kernels_for(parsum_dtype d, int c, int mode, hist_fn *sh, hist_fn *gl)
 {
     switch (d) {
-    case PARSUM_I8: kernels_for_c<int8_t>(c, sh, gl); break;
-    case PARSUM_U8: kernels_for_c<uint8_t>(c, sh, gl); break;
-    case PARSUM_I16: kernels_for_c<int16_t>(c, sh, gl); break;
-    case PARSUM_U16: kernels_for_c<uint16_t>(c, sh, gl); break;
-    case PARSUM_I32: kernels_for_c<int32_t>(c, sh, gl); break;
-    case PARSUM_U32: kernels_for_c<uint32_t>(c, sh, gl); break;
-    case PARSUM_I64: kernels_for_c<int64_t>(c, sh, gl); break;
-    case PARSUM_U64: kernels_for_c<uint64_t>(c, sh, gl); break;
-    case PARSUM_F32: kernels_for_c<float>(c, sh, gl); break;
-    default: kernels_for_c<double>(c, sh, gl); break;
+    case PARSUM_I8: kernels_for_c<int8_t>(c, mode, sh, gl); break;
+    case PARSUM_U8: kernels_for_c<uint8_t>(c, mode, sh, gl); break;
+    case PARSUM_I16: kernels_for_c<int16_t>(c, mode, sh, gl); break;
+    case PARSUM_U16: kernels_for_c<uint16_t>(c, mode, sh, gl); break;
+    case PARSUM_I32: kernels_for_c<int32_t>(c, mode, sh, gl); break;
+    case PARSUM_U32: kernels_for_c<uint32_t>(c, mode, sh, gl); break;
+    case PARSUM_I64: kernels_for_c<int64_t>(c, mode, sh, gl); break;
+    case PARSUM_U64: kernels_for_c<uint64_t>(c, mode, sh, gl); break;
+    case PARSUM_F32: kernels_for_c<float>(c, mode, sh, gl); break;
+    default: kernels_for_c<double>(c, mode, sh, gl); break;
     }
 }
 
@@ -162,6 +202,8 @@ parsum_status run_shared(parsum_context *ctx, const parsum__hist_args *a,
     while (rep > 1 && (size_t)L.total * rep * 4 > SHARED_TARGET)
         rep /= 2;
     L.rep = rep;
+    while ((1u << L.rep_log) < rep)
+        L.rep_log++;
     size_t smem = (size_t)L.total * rep * 4;
     PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
                              (const void *)k,
@@ -227,10 +269,9 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
                                          st->stream));
     if (a->n == 0)
         return PARSUM_OK;
-    u64 total = 0;
+    u64 total = 0; /* slots, as fill_kargs lays them out */
     for (int c = 0; c < a->channels; c++)
-        if (a->counts[c] != NULL)
-            total += a->plan[c].nbins;
+        total += a->counts[c] != NULL ? (u64)a->plan[c].nbins + 1 : 3;
     bool shared = a->strategy != PARSUM_HIST_ATOMIC_GLOBAL &&
                   total * 4 <= SHARED_MAX;
     bool privatized = !shared && a->strategy != PARSUM_HIST_ATOMIC_GLOBAL;
@@ -250,7 +291,7 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
     if (s != PARSUM_OK)
         return s;
     hist_fn ksh = NULL, kgl = NULL;
-    kernels_for(a->dtype, a->channels, &ksh, &kgl);
+    kernels_for(a->dtype, a->channels, shared_mode(a, L), &ksh, &kgl);
     size_t ss = parsum_dtype_size(a->dtype);
     if (shared)
         return run_shared(ctx, a, L, ksh, ss);

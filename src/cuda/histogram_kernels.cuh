@@ -43,8 +43,9 @@ constexpr u32 NONE = PARSUM__BIN_NONE;
 struct fast_bins {
     u32 on;
     u32 lo_key;
-    u32 wm1; /* width - 1 */
+    u32 wm1;   /* width - 1 */
     u32 shift;
+    u32 trash; /* the slot for samples outside the bins: nbins */
 };
 
 struct kargs {
@@ -52,9 +53,14 @@ struct kargs {
     u64 nel;  /* samples (pixels x channels) */
     u64 head; /* samples before the first 16-byte boundary */
     u32 active; /* bit c: channel c is counted */
-    u32 off[4]; /* first bin of channel c in the combined histogram */
-    u32 total;  /* bins of all active channels */
-    u32 rep;    /* shared: copies per bin (power of two <= 32) */
+    /* The combined histogram: channel c's slots start at off[c] and span
+     * span[c] slots: its nbins bins and a trash slot (3 slots for a channel
+     * not counted, so the fast kernels need no test for it). */
+    u32 off[4];
+    u32 span[4];
+    u32 total;  /* slots of all channels */
+    u32 rep;    /* shared: copies per slot (power of two <= 32) */
+    u32 rep_log; /* log2(rep) */
     u32 wide;   /* counts are u64 */
     u32 ncopies; /* global privatized: copies (0: atomics on the output) */
     void *counts[4];
@@ -129,13 +135,17 @@ __device__ __forceinline__ u32 bin_of(const kargs &L, u32 c, T x)
     return generic_bin<T>(&L.plan[c], x);
 }
 
-/* Calls f(sample, channel) for every sample of this thread's share: the
- * unaligned head and the tail one sample at a time, the body as 16-byte
- * vectors, two in flight per thread. */
-template <class T, int C, class F>
-__device__ __forceinline__ void for_samples(const kargs &L, F &&f)
+/* Calls edge(sample, channel) for the unaligned head and the tail of this
+ * thread's share and body(sample, channel) for the rest, read as 16-byte
+ * vectors, two in flight per thread. ALIGNED: the caller has made sure
+ * that every vector starts at channel 0 (head % C == 0, 16 bytes a whole
+ * number of pixels), so the channel body sees is a compile-time constant
+ * after unrolling and per-channel values can stay in registers. */
+template <class T, int C, bool ALIGNED, class B, class E>
+__device__ __forceinline__ void for_samples(const kargs &L, B &&body, E &&edge)
 {
     constexpr u32 VEC = 16 / sizeof(T);
+    static_assert(!ALIGNED || VEC % C == 0, "pixels must tile a vector");
     const T *s = static_cast<const T *>(L.samples);
     const u64 tid = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     const u64 nthreads = (u64)gridDim.x * blockDim.x;
@@ -144,7 +154,7 @@ __device__ __forceinline__ void for_samples(const kargs &L, F &&f)
     const u64 tail = head + nvec * VEC;
     for (u64 i = tid; i < head + (L.nel - tail); i += nthreads) {
         u64 e = i < head ? i : tail + (i - head);
-        f(s[e], (u32)(e % C));
+        edge(s[e], (u32)(e % C));
     }
     const uint4 *v = reinterpret_cast<const uint4 *>(s + head);
     const u32 c_head = (u32)(head % C);
@@ -162,15 +172,35 @@ __device__ __forceinline__ void for_samples(const kargs &L, F &&f)
             if (r == 1 && !two)
                 break;
             const u64 vi = i + r * nthreads;
-            const u32 c0 = C == 1 ? 0 : (u32)((c_head + (vi % C) * (VEC % C)) % C);
+            const u32 c0 =
+                (C == 1 || ALIGNED)
+                    ? 0
+                    : (u32)((c_head + (vi % C) * (VEC % C)) % C);
 #pragma unroll
             for (u32 j = 0; j < VEC; j++)
-                f(u.x[r][j], (c0 + j) % C);
+                body(u.x[r][j], (c0 + j) % C);
         }
     }
 }
 
-template <class T, int C>
+/* Slot g of the combined histogram: true with its channel and bin when it
+ * is a bin of a counted channel (not a trash slot). */
+__device__ __forceinline__ bool slot_bin(const kargs &L, u32 g, u32 *c,
+                                         u32 *b)
+{
+    u32 k = 0;
+    while (k < 3 && g >= L.off[k] + L.span[k])
+        k++;
+    *c = k;
+    *b = g - L.off[k];
+    return (L.active >> k & 1u) && *b < L.plan[k].nbins;
+}
+
+/* MODE 0: any plan (hist_bins.h per sample). MODE 1: every channel on the
+ * 32-bit fast path, vectors aligned to pixels. MODE 2: 8-bit samples whose
+ * bin is their key (U8 in 256 bins over [0, 256)): one atomic per sample
+ * and nothing else. */
+template <class T, int C, int MODE>
 __global__ void __launch_bounds__(256)
     hist_shared_kernel(const __grid_constant__ kargs L)
 {
@@ -180,24 +210,52 @@ __global__ void __launch_bounds__(256)
         sh[i] = 0;
     __syncthreads();
     const u32 copy = threadIdx.x & (L.rep - 1);
-    for_samples<T, C>(L, [&](T x, u32 c) {
+    auto edge = [&](T x, u32 c) {
         if (!(L.active >> c & 1u))
             return;
         u32 b = bin_of<T>(L, c, x);
         if (b != NONE)
             atomicAdd(&sh[(L.off[c] + b) * L.rep + copy], 1u);
-    });
+    };
+    if constexpr (MODE == 0) {
+        for_samples<T, C, false>(L, edge, edge);
+    } else {
+        u32 lo[C], wm1[C], shf[C], trash[C];
+        u32 *base[C];
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            lo[c] = L.fast[c].lo_key;
+            wm1[c] = L.fast[c].wm1;
+            shf[c] = L.fast[c].shift;
+            trash[c] = L.fast[c].trash;
+            base[c] = sh + L.off[c] * L.rep + copy;
+        }
+        const u32 rlog = L.rep_log;
+        for_samples<T, C, true>(
+            L,
+            [&](T x, u32 c) {
+                const u32 k = key_of<T>::k(x);
+                u32 b;
+                if constexpr (MODE == 2) {
+                    b = k;
+                } else {
+                    const u32 d = k - lo[c];
+                    b = d <= wm1[c] ? d >> shf[c] : trash[c];
+                }
+                atomicAdd(base[c] + (b << rlog), 1u);
+            },
+            edge);
+    }
     __syncthreads();
     for (u32 g = threadIdx.x; g < L.total; g += blockDim.x) {
+        u32 c, b;
+        if (!slot_bin(L, g, &c, &b))
+            continue;
         u32 sum = 0;
         for (u32 r = 0; r < L.rep; r++)
             sum += sh[g * L.rep + (r + g) % L.rep];
         if (sum == 0)
             continue;
-        u32 c = 0;
-        while (c < 3 && (!(L.active >> c & 1u) || g >= L.off[c] + L.plan[c].nbins))
-            c++;
-        const u32 b = g - L.off[c];
         if (L.wide)
             atomicAdd(static_cast<u64 *>(L.counts[c]) + b, (u64)sum);
         else
@@ -229,7 +287,7 @@ __global__ void __launch_bounds__(256)
     hist_global_kernel(const __grid_constant__ kargs L)
 {
     const u32 lane = threadIdx.x & 31u;
-    for_samples<T, C>(L, [&](T x, u32 c) {
+    auto f = [&](T x, u32 c) {
         u32 b = (L.active >> c & 1u) ? bin_of<T>(L, c, x) : NONE;
         if (L.ncopies == 0) { /* the notes' plain atomics */
             if (b != NONE)
@@ -242,7 +300,8 @@ __global__ void __launch_bounds__(256)
         const u32 peers = __match_any_sync(act, key);
         if (key != NONE && lane == (u32)(__ffs(peers) - 1))
             add_global(L, c, b, (u32)__popc(peers));
-    });
+    };
+    for_samples<T, C, false>(L, f, f);
 }
 
 /* counts[c][b] += the sum over the copies of bin off[c] + b. */
@@ -251,10 +310,9 @@ __global__ void hist_sum_copies_kernel(const __grid_constant__ kargs L)
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x; g < L.total;
          g += stride) {
-        u32 c = 0;
-        while (c < 3 && (!(L.active >> c & 1u) || g >= L.off[c] + L.plan[c].nbins))
-            c++;
-        const u64 b = g - L.off[c];
+        u32 c, b;
+        if (!slot_bin(L, (u32)g, &c, &b))
+            continue;
         if (L.wide) {
             u64 s = 0;
             for (u32 k = 0; k < L.ncopies; k++)

@@ -367,12 +367,8 @@ int cli_bench(int argc, char **argv)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (is_hist(a.what)) {
-        if (resolved != PARSUM_BACKEND_CPU)
-            return cli_usage_error("bench histogram: measured on the CPU "
-                                   "backend only (--backend cpu)");
+    if (is_hist(a.what) && resolved == PARSUM_BACKEND_CPU)
         return parsum_bench_cpu_hist(&a, stdout);
-    }
     if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
         return parsum_bench_cpu_image(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
@@ -381,6 +377,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (is_hist(a.what)) /* fixed cases against CUB (bench_cuda_hist.cu) */
+        return parsum_bench_cuda_hist(&a);
     if (is_image(a.what)) {
         /* The GPU benchmark has fixed cases (u8 and a few table types;
          * radii 1 to 15, REFLECT_101). */
