@@ -2,14 +2,17 @@
  * histogram.cu - the CUDA side of parsum_histogram (histogram_kernels.cuh):
  * the backend's histogram, hist_bin_ids and hist_add_runs slots.
  *
- * Strategies (the choice AUTO makes is in src/hist/README.md):
- *  - PRIVATIZED, AUTO: when every active channel's bins, replicated at
- *    least once, fit in SHARED_MAX bytes of shared memory, one block-local
- *    histogram per block (hist_shared_kernel); otherwise K private copies in
- *    device memory (at most PRIVATE_BYTES in all) with warp-combined
- *    atomics, then their sum. CUB keeps one copy per block instead, which is
- *    what makes its large histograms run out of memory.
- *  - ATOMIC_GLOBAL: one atomic per sample on the output.
+ * Strategies (the measurements behind AUTO's choices: src/hist/README.md):
+ *  - PRIVATIZED, AUTO: when the bins of every channel (plus a trash slot
+ *    each) fit in SHARED_MAX bytes, one block-local histogram per block
+ *    (hist_shared_kernel, replicated up to 32 times). Otherwise PRIVATIZED
+ *    keeps K private copies in device memory (at most PRIVATE_BYTES in
+ *    all) with warp-combined atomics, then adds them up; AUTO does the same
+ *    while K >= AUTO_MIN_COPIES, else warp-combined atomics on the output.
+ *    CUB keeps one copy per block instead, which is what makes its large
+ *    histograms run out of memory.
+ *  - ATOMIC_GLOBAL: one atomic per sample on the output (the notes' first
+ *    method; slow when samples pile into few bins).
  */
 #include "cuda_internal.h"
 
@@ -28,8 +31,19 @@ namespace {
 
 constexpr int HBLOCK = 256;
 /* Shared memory the replicated histogram may take per block: 48 KiB keeps
- * four blocks (1024 threads) on a multiprocessor for 256 to 1024 bins. */
+ * four blocks (1024 threads) on a multiprocessor, which the kernels that
+ * compute bins need; the byte-valued kernel (mode 2) does nothing but
+ * atomics, and gains more from copies than from threads: 72 KiB (RGBA u8:
+ * 16 copies of 4 x 257 slots instead of 8; 1.59 x CUB instead of 1.27 x on
+ * an H200, while f32 in 1024 bins lost a quarter of its speed at 72 KiB). */
 constexpr size_t SHARED_TARGET = 48 * 1024;
+constexpr size_t SHARED_TARGET_BYTES = 72 * 1024;
+/* Beyond shared memory, AUTO keeps private copies in device memory while
+ * at least 16 fit in PRIVATE_BYTES (65536 u32 bins: 2.8 ms for 2^28
+ * samples against 3.5 ms with combined atomics on the output); with fewer
+ * copies they only spread the atomics over more memory (2^24 bins: 14.1
+ * ms with 4 copies, 8.6 ms on the output). */
+constexpr u64 AUTO_MIN_COPIES = 16;
 /* The largest block-local histogram (one copy per bin). */
 constexpr size_t SHARED_MAX = 96 * 1024;
 constexpr size_t PRIVATE_BYTES = (size_t)256 << 20;
@@ -195,11 +209,12 @@ parsum_status grid_for(parsum_context *ctx, hist_fn k, size_t smem, u64 nel,
 }
 
 parsum_status run_shared(parsum_context *ctx, const parsum__hist_args *a,
-                         kargs &L, hist_fn k, size_t ss)
+                         kargs &L, hist_fn k, size_t ss, int mode)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const size_t target = mode == 2 ? SHARED_TARGET_BYTES : SHARED_TARGET;
     u32 rep = 32;
-    while (rep > 1 && (size_t)L.total * rep * 4 > SHARED_TARGET)
+    while (rep > 1 && (size_t)L.total * rep * 4 > target)
         rep /= 2;
     L.rep = rep;
     while ((1u << L.rep_log) < rep)
@@ -224,10 +239,11 @@ parsum_status run_shared(parsum_context *ctx, const parsum__hist_args *a,
 }
 
 parsum_status run_global(parsum_context *ctx, kargs &L, hist_fn k,
-                         size_t ss, bool privatized, carve &cv)
+                         size_t ss, bool privatized, bool aggregate, carve &cv)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     size_t cs = L.wide ? 8 : 4;
+    L.aggregate = aggregate || privatized;
     if (privatized) {
         u64 copies = PRIVATE_BYTES / ((u64)L.total * cs);
         L.ncopies = (u32)(copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : copies);
@@ -275,6 +291,10 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
     bool shared = a->strategy != PARSUM_HIST_ATOMIC_GLOBAL &&
                   total * 4 <= SHARED_MAX;
     bool privatized = !shared && a->strategy != PARSUM_HIST_ATOMIC_GLOBAL;
+    if (privatized && a->strategy == PARSUM_HIST_AUTO &&
+        PRIVATE_BYTES / (total * cs) < AUTO_MIN_COPIES)
+        privatized = false;
+    bool aggregate = a->strategy == PARSUM_HIST_AUTO;
     size_t copy_bytes = 0;
     if (privatized) {
         u64 copies = PRIVATE_BYTES / (total * cs);
@@ -291,11 +311,12 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
     if (s != PARSUM_OK)
         return s;
     hist_fn ksh = NULL, kgl = NULL;
-    kernels_for(a->dtype, a->channels, shared_mode(a, L), &ksh, &kgl);
+    const int mode = shared_mode(a, L);
+    kernels_for(a->dtype, a->channels, mode, &ksh, &kgl);
     size_t ss = parsum_dtype_size(a->dtype);
     if (shared)
-        return run_shared(ctx, a, L, ksh, ss);
-    return run_global(ctx, L, kgl, ss, privatized, cv);
+        return run_shared(ctx, a, L, ksh, ss, mode);
+    return run_global(ctx, L, kgl, ss, privatized, aggregate, cv);
 }
 
 namespace {

@@ -63,6 +63,7 @@ struct kargs {
     u32 rep_log; /* log2(rep) */
     u32 wide;   /* counts are u64 */
     u32 ncopies; /* global privatized: copies (0: atomics on the output) */
+    u32 aggregate; /* combine a warp's equal bins before the atomic */
     void *counts[4];
     void *copies; /* ncopies x total counts of the count type */
     fast_bins fast[4];
@@ -289,7 +290,7 @@ __global__ void __launch_bounds__(256)
     const u32 lane = threadIdx.x & 31u;
     auto f = [&](T x, u32 c) {
         u32 b = (L.active >> c & 1u) ? bin_of<T>(L, c, x) : NONE;
-        if (L.ncopies == 0) { /* the notes' plain atomics */
+        if (!L.aggregate) { /* the notes' plain atomics */
             if (b != NONE)
                 add_global(L, c, b, 1u);
             return;
