@@ -307,6 +307,13 @@ parsum_status parsum__cpu_box_sums(parsum_context *ctx,
 parsum_status parsum__cpu_box_filter(parsum_context *ctx,
                                      const struct parsum__box_filter_args *a);
 
+/* Tone mapping (src/cpu/tonemap.c). */
+struct parsum__tonemap_args;
+parsum_status parsum__cpu_tonemap_lum(parsum_context *ctx,
+                                      const struct parsum__tonemap_args *a);
+parsum_status parsum__cpu_tonemap_map(parsum_context *ctx,
+                                      const struct parsum__tonemap_args *a);
+
 #ifdef __cplusplus
 }
 #endif
