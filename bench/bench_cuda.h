@@ -39,6 +39,10 @@ int parsum_bench_cuda_segmented(const parsum_bench_args *args);
  * as parsum_bench_cuda. */
 int parsum_bench_cuda_select(const parsum_bench_args *args);
 
+/* `parsum bench histogram --backend cuda` (bench_cuda_hist.cu): parsum's
+ * histogram strategies against CUB's DeviceHistogram (fixed cases). */
+int parsum_bench_cuda_hist(const parsum_bench_args *args);
+
 /* `parsum bench integral|boxfilter --backend cuda` (bench_cuda_image.cu):
  * summed-area tables and the box filter on W x W device images against the
  * device-to-device copy bandwidth; W = sqrt(args->n), or 2048, 4096 and

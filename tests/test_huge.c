@@ -10,7 +10,8 @@
  * every 1000 elements, at word boundaries, and a segment across 2^31),
  * checked against a running sum that restarts at each head, and a
  * parsum_select of the U8 input by packed bits (about half of it, bit
- * offset 5) into a second buffer of the same size.
+ * offset 5) into a second buffer of the same size, and a U8 histogram
+ * (AUTO strategy, U64 counts) of the input.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
  * packed flags (268 MB, context memory), for the select its output (2.15
  * GB more) and 64 MiB host blocks: input, flags and selection bits are
@@ -304,10 +305,58 @@ static void test_huge_select_u8_bits(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- histogram -------------------------------------------------------- */
+
+/* parsum_histogram of the U8 input with the backend's AUTO strategy and
+ * U64 counts: 256 bins, and one bin that counts every sample (HUGE_N, a
+ * count above 2^31), against counts of the regenerated input. */
+static void test_huge_histogram_u8(void **state)
+{
+    (void)state;
+    unsigned char *blk = tu_malloc(BLOCK);
+    uint64_t *want = tu_malloc(256 * 8), *got = tu_malloc(257 * 8);
+    void *dc = tu_dev_alloc(257 * 8);
+    size_t failures = 0;
+    (void)upload_input(blk);
+    memset(want, 0, 256 * 8);
+    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_block(b, blk, len);
+        for (size_t i = 0; i < len; i++)
+            want[blk[i]]++;
+    }
+    parsum_histogram_desc d;
+    memset(&d, 0, sizeof d);
+    d.sample_dtype = PARSUM_U8;
+    d.channels = 1;
+    d.count_dtype = PARSUM_U64;
+    d.bins[0].nbins = 256;
+    d.bins[0].hi.i64 = 256;
+    void *counts[4] = {dc, NULL, NULL, NULL};
+    TU_OK(parsum_histogram(tu_ctx, huge_buf, HUGE_N, &d, counts));
+    tu_download(got, dc, 256 * 8);
+    if (tu_compare(PARSUM_U64, want, got, 256, NULL,
+                   "histogram u8 256 bins n > 2^31") != 0)
+        failures++;
+    d.bins[0].nbins = 1;
+    counts[0] = (uint64_t *)dc + 256;
+    TU_OK(parsum_histogram(tu_ctx, huge_buf, HUGE_N, &d, counts));
+    tu_download(got, (uint64_t *)dc + 256, 8);
+    if (got[0] != HUGE_N)
+        tu_report(&failures, "  histogram u8 1 bin: %llu, expected %zu\n",
+                  (unsigned long long)got[0], HUGE_N);
+    tu_dev_free(dc);
+    free(blk);
+    free(want);
+    free(got);
+    assert_int_equal(failures, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_i8_sum),
     cmocka_unit_test(test_huge_segmented_u8_sum),
     cmocka_unit_test(test_huge_select_u8_bits),
+    cmocka_unit_test(test_huge_histogram_u8),
 };
 
 int main(void)

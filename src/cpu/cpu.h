@@ -13,6 +13,7 @@
 
 #include "parsum.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -307,6 +308,51 @@ parsum_status parsum__cpu_box_sums(parsum_context *ctx,
 parsum_status parsum__cpu_box_filter(parsum_context *ctx,
                                      const struct parsum__box_filter_args *a);
 
+/* ---- histograms (histogram.c, kernels_hist.c) ----------------------------
+ * Kernels compiled once per instruction set; histogram.c takes the table
+ * of the variant isa.c chose.
+ *  ids: ids[i] = the bin (hist_bins.h) of the sample samples[i * stride]
+ *      of the kernel's dtype under plan p, or p->nbins when it falls in
+ *      none, for i < count.
+ *  count: h[ids[i]]++ for i < count, sample i into copy i % 4 of the
+ *      histogram (copies[k] = h + off[k], off[k] = (k % copies) * cs):
+ *      consecutive samples that hit one bin increment different words, so
+ *      the increments do not wait for each other's stores.
+ *  bytes: the byte values x[0 .. len) counted, byte i into the 256
+ *      counters h + (i % copies) * 256; copies is 4 or 6, len any. */
+struct parsum__hist_plan;
+typedef void (*parsum__hist_ids_fn)(const void *samples, size_t count,
+                                    size_t stride,
+                                    const struct parsum__hist_plan *p,
+                                    uint32_t *ids);
+typedef void (*parsum__hist_count_fn)(const uint32_t *ids, size_t count,
+                                      uint32_t *h, size_t cs,
+                                      unsigned copies);
+typedef void (*parsum__hist_bytes_fn)(const uint8_t *x, size_t len,
+                                      uint32_t *h, unsigned copies);
+
+typedef struct parsum__cpu_hist_kernels {
+    const char *isa;
+    parsum__hist_ids_fn ids[PARSUM_DTYPE_COUNT];
+    parsum__hist_count_fn count;
+    parsum__hist_bytes_fn bytes;
+} parsum__cpu_hist_kernels;
+
+/* The histogram kernels of the instruction set in use. */
+const parsum__cpu_hist_kernels *parsum__cpu_hist_kernels_get(void);
+
+struct parsum__hist_args;
+parsum_status parsum__cpu_histogram(parsum_context *ctx,
+                                    const struct parsum__hist_args *a);
+parsum_status parsum__cpu_hist_bin_ids(parsum_context *ctx,
+                                       const struct parsum__hist_args *a,
+                                       int c, uint32_t *ids);
+parsum_status parsum__cpu_hist_add_runs(parsum_context *ctx,
+                                        const uint32_t *keys,
+                                        const uint64_t *lengths, size_t nruns,
+                                        uint32_t nbins, void *counts,
+                                        parsum_dtype count_dtype,
+                                        bool accumulate);
 /* Tone mapping (src/cpu/tonemap.c). */
 struct parsum__tonemap_args;
 parsum_status parsum__cpu_tonemap_lum(parsum_context *ctx,

@@ -295,6 +295,19 @@ parsum_status parsum__cuda_tonemap_lum(parsum_context *ctx,
 parsum_status parsum__cuda_tonemap_map(parsum_context *ctx,
                                        const struct parsum__tonemap_args *a);
 
+/* Histograms (histogram.cu). */
+parsum_status parsum__cuda_histogram(parsum_context *ctx,
+                                     const struct parsum__hist_args *a);
+parsum_status parsum__cuda_hist_bin_ids(parsum_context *ctx,
+                                        const struct parsum__hist_args *a,
+                                        int c, uint32_t *ids);
+parsum_status parsum__cuda_hist_add_runs(parsum_context *ctx,
+                                         const uint32_t *keys,
+                                         const uint64_t *lengths,
+                                         size_t nruns, uint32_t nbins,
+                                         void *counts, parsum_dtype count_dtype,
+                                         bool accumulate);
+
 /* Unloads every compiled custom operator of st (custom.cu). The caller has
  * made st's device current and synchronized its stream. */
 void parsum__cuda_modules_free(parsum__cuda_state *st);

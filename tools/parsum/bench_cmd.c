@@ -1,5 +1,5 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey|select|partition|unique|rle|integral|boxfilter`: option
+ * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram`: option
  * parsing, then the CPU benchmark (bench/bench_cpu.c, bench_cpu_seg.c,
  * bench_cpu_select.c, bench_cpu_image.c) or, when the backend resolves to
  * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
@@ -8,6 +8,7 @@
 
 #include "bench_args.h"
 #include "bench_cpu.h"
+#include "bench_cpu_hist.h"
 #include "bench_segments.h"
 #ifdef PARSUM_HAVE_CUDA
 #include "bench_cuda.h"
@@ -23,7 +24,7 @@
 static const char *const benchmarks[] = {
     "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
     "reducebykey", "select",    "partition", "unique",  "rle",
-    "integral",  "boxfilter"};
+    "integral",  "boxfilter",   "histogram"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
 static int known_benchmark(const char *what)
@@ -47,6 +48,12 @@ static int is_image(const char *what)
     return strcmp(what, "integral") == 0 || strcmp(what, "boxfilter") == 0;
 }
 
+/* histogram: fixed cases of --n samples (bench_cpu_hist.c). */
+static int is_hist(const char *what)
+{
+    return strcmp(what, "histogram") == 0;
+}
+
 static int selects_elements(const char *what)
 {
     return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
@@ -55,7 +62,7 @@ static int selects_elements(const char *what)
 static int is_segmented(const char *what)
 {
     return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0 &&
-           !is_selection(what) && !is_image(what);
+           !is_selection(what) && !is_image(what) && !is_hist(what);
 }
 
 /* Takes --seg: the segmented benchmarks, and unique and rle (runs). */
@@ -282,6 +289,11 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
                                a->what);
     if (is_image(a->what))
         return check_image_args(a);
+    if (is_hist(a->what))
+        return a->selectivity_set
+                   ? cli_usage_error("bench histogram: --selectivity and "
+                                     "--select-by do not apply")
+                   : CLI_EXIT_OK;
     if (!selects_elements(a->what) && a->selectivity_set)
         return cli_usage_error("bench %s: --selectivity and --select-by "
                                "apply to select and partition only",
@@ -332,13 +344,13 @@ int cli_bench(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
                                "segscan, segreduce, scanbykey, reducebykey, "
-                               "select, partition, unique, rle, integral or "
-                               "boxfilter");
+                               "select, partition, unique, rle, integral, "
+                               "boxfilter or histogram");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
                                "reduce, scan, segscan, segreduce, scanbykey, "
                                "reducebykey, select, partition, unique, rle, "
-                               "integral or boxfilter)",
+                               "integral, boxfilter or histogram)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
@@ -355,6 +367,12 @@ int cli_bench(int argc, char **argv)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (is_hist(a.what)) {
+        if (resolved != PARSUM_BACKEND_CPU)
+            return cli_usage_error("bench histogram: measured on the CPU "
+                                   "backend only (--backend cpu)");
+        return parsum_bench_cpu_hist(&a, stdout);
+    }
     if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
         return parsum_bench_cpu_image(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
