@@ -974,42 +974,70 @@ PARSUM_API parsum_status parsum_histogram(parsum_context *ctx,
 
 /* Tone mapping: parsum_tonemap maps a high-dynamic-range image to display
  * values by histogram equalisation of its log luminance (the notes'
- * reduce + histogram + scan pipeline):
+ * reduce + histogram + scan pipeline). Samples are first taken as linear
+ * values: F32/F64 as they are, U8/U16 divided by 255 / 65535 (LDR images);
+ * negative colour samples count as 0.
  *   1. luminance L = 0.2126 R + 0.7152 G + 0.0722 B of each pixel (the
- *      sample itself for 1 channel; alpha, the 2nd or 4th channel of 2- and
- *      4-channel images, is not part of it); pixels with L <= min_luminance
- *      are black and left out of the steps below; l = log10 L;
+ *      sample itself for 1 channel, the first sample for 2; alpha, the
+ *      last channel of 2- and 4-channel images, is not part of it);
+ *      pixels with L <= min_luminance are black and left out of the steps
+ *      below; l = log10 L, stored as float;
  *   2. lmin, lmax of l by reduce;
- *   3. histogram of l in nbins even bins over [lmin, lmax];
+ *   3. histogram of l in nbins even bins over [lmin, hi), hi the next
+ *      float64 above lmax (so that lmax is counted, in the last bin); the
+ *      bin width is dl = (hi - lmin) / nbins;
  *   4. optionally Ward's histogram adjustment (Ward Larson, Rushmeier and
- *      Piatko 1997): bins above the ceiling  N dl / log10(ldmax / ldmin)
- *      (N the count, dl the bin width in log10 units, ldmax / ldmin the
- *      display's contrast, p.display_contrast) are cut to it, repeated
- *      until less than 2.5 % of N is cut (or never more than 1 % of the
- *      counts is left: then plain equalisation);
- *   5. exclusive scan of the counts to the cumulative distribution P, then
- *      P(l) = (P[bin] + count[bin] * frac) / N, interpolated within the bin;
- *   6. display luminance Ld = P(l) (equalisation) or, with Ward,
- *      ldmin^(1-P) ldmax^P / ldmax; each colour sample becomes c Ld / L,
- *      clipped to [0, 1].
- * dst: same size as src, 1..4 channels equal to src's, dtype U8 or U16
- * (sRGB-encoded, rounded) or F32 (linear, in [0, 1]); alpha is copied
- * (scaled to dst's range for U8/U16, clipped to [0, 1]). src: F32 or F64 (or
- * U8/U16/F32 LDR images, taken as linear). Both in the context's space.
- * Input rules: negative samples count as 0; NaN and infinite samples are
- * an error (PARSUM_ERR_INVALID_ARGUMENT naming the first such pixel).
- * An image whose non-black pixels all have the same luminance maps them
- * to Ld = 1. Deterministic; CPU and CUDA agree to within one U8 step.
- * Errors: as parsum_image for src and dst, mismatched sizes or channels,
- * dtypes outside the lists, nbins 0 or above 2^20, min_luminance < 0,
- * display_contrast <= 1, unknown flags. */
+ *      Piatko 1997, "A Visibility Matching Tone Reproduction Operator for
+ *      High Dynamic Range Scenes"), the paper's ceiling procedure: with
+ *      tolerance = 2.5 % of N (N the non-black pixel count), repeat
+ *      { T = the current total of the counts; if T < tolerance, stop and
+ *      map linearly (below); cut every bin above T dl / log10(C) to that
+ *      ceiling (C = display_contrast = ldmax / ldmin) } until the counts
+ *      cut in a round add up to at most the tolerance. The linear fallback
+ *      happens when the scene's luminance range is small next to the
+ *      display's (every round then cuts most of what is left): then
+ *      Ld = L / Lmax, Lmax the image's largest luminance;
+ *   5. exclusive scan of the (adjusted) counts h to the cumulative counts
+ *      S, and at bin edge i the fraction P_i = S_i / S_nbins (P_nbins = 1);
+ *   6. display luminance at the edges: Ld_i = P_i (plain equalisation) or,
+ *      with Ward, ldmin^(1-P_i) ldmax^P_i / ldmax = C^(P_i - 1) (or the
+ *      linear fallback's 10^(l_i - log10 Lmax) at the edge's l_i); a pixel
+ *      in bin i at fraction f of its width gets Ld = Ld_i + (Ld_(i+1) -
+ *      Ld_i) f (for plain equalisation exactly (S_i + h_i f) / S_nbins);
+ *      each colour sample c becomes c Ld / L, clipped to [0, 1]; black
+ *      pixels get 0.
+ * dst: same size and channels as src, dtype U8 or U16 (sRGB-encoded with
+ * the standard piecewise transfer function, rounded to nearest) or F32
+ * (linear, in [0, 1]); alpha is copied, clipped to [0, 1] and scaled to
+ * dst's range for U8/U16 (not sRGB-encoded). src: F32, F64, U8 or U16.
+ * Both in the context's space, any pitches, not overlapping.
+ * Special images: all pixels black: every colour sample 0; all non-black
+ * pixels of one luminance: those get Ld = 1 (colours c / L, clipped).
+ * NaN and infinite samples (alpha included) are an error,
+ * PARSUM_ERR_INVALID_ARGUMENT, and the message names the first such pixel
+ * in row order as "(x X, y Y)"; dst is then left unwritten.
+ * Deterministic (same input, backend and device: same bits). Against the
+ * float64 reference of the same steps, and CPU against CUDA: within one U8
+ * step (one U8 step = 257 U16 steps; F32 within 1e-4) -- the log
+ * luminance is stored as float and host and device math libraries may
+ * differ by an ulp.
+ * Work: two passes over the image and four over the log luminance, plus
+ * O(nbins) (O(40 nbins) for Ward); memory: 4 bytes per
+ * pixel and 32 bytes per bin of the context's space, besides the scratch
+ * of reduce, scan and histogram. On a CUDA context the call waits for the
+ * GPU (min/max and the counts come back to the host).
+ * Errors: as parsum_image for src and dst (NULL, dtype, channels, sizes,
+ * pitch, alignment, memory space), dtypes outside the lists
+ * (INVALID_DTYPE), mismatched sizes or channels, src and dst overlapping,
+ * nbins above 2^20, min_luminance < 0 or not finite, display_contrast <= 1
+ * or not finite, unknown flags (INVALID_ARGUMENT); out of memory. */
 #define PARSUM_TONEMAP_WARD 1u
 
 typedef struct parsum_tonemap_params {
     size_t nbins;            /* histogram bins; 0 = 1024 */
     unsigned flags;          /* 0 or PARSUM_TONEMAP_WARD */
     double min_luminance;    /* L at or below it is black; 0 = 1e-9 */
-    double display_contrast; /* ldmax / ldmin for Ward; 0 = 100 */
+    double display_contrast; /* ldmax / ldmin (C) for Ward; 0 = 100 */
 } parsum_tonemap_params;
 
 /* p NULL = all defaults. */

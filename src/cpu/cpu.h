@@ -353,6 +353,12 @@ parsum_status parsum__cpu_hist_add_runs(parsum_context *ctx,
                                         uint32_t nbins, void *counts,
                                         parsum_dtype count_dtype,
                                         bool accumulate);
+/* Tone mapping (src/cpu/tonemap.c). */
+struct parsum__tonemap_args;
+parsum_status parsum__cpu_tonemap_lum(parsum_context *ctx,
+                                      const struct parsum__tonemap_args *a);
+parsum_status parsum__cpu_tonemap_map(parsum_context *ctx,
+                                      const struct parsum__tonemap_args *a);
 
 #ifdef __cplusplus
 }

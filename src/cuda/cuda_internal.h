@@ -289,6 +289,11 @@ parsum_status parsum__cuda_box_sums(parsum_context *ctx,
                                     const struct parsum__box_sums_args *a);
 parsum_status parsum__cuda_box_filter(parsum_context *ctx,
                                       const struct parsum__box_filter_args *a);
+/* Tone mapping (tonemap.cu). */
+parsum_status parsum__cuda_tonemap_lum(parsum_context *ctx,
+                                       const struct parsum__tonemap_args *a);
+parsum_status parsum__cuda_tonemap_map(parsum_context *ctx,
+                                       const struct parsum__tonemap_args *a);
 
 /* Histograms (histogram.cu). */
 parsum_status parsum__cuda_histogram(parsum_context *ctx,

@@ -9,6 +9,7 @@
  */
 #include "../core/api_check.h"
 #include "../core/internal.h"
+#include "image_check.h"
 
 #include <string.h>
 
@@ -67,13 +68,11 @@ static parsum_status check_desc(parsum_context *ctx, const char *fn,
     return PARSUM_OK;
 }
 
-/* check_desc, then the pixels: *out gets *im with pitch resolved.
- * need_ctx_space: the pixels must be in the context's space (a CUDA
- * context's compute functions), else HOST is accepted too. */
-static parsum_status check_image(parsum_context *ctx, const char *fn,
-                                 const char *what, const parsum_image *im,
-                                 bool need_ctx_space, parsum_image *out,
-                                 size_t *extent)
+/* See image_check.h. */
+parsum_status parsum__check_image(parsum_context *ctx, const char *fn,
+                                  const char *what, const parsum_image *im,
+                                  bool need_ctx_space, parsum_image *out,
+                                  size_t *extent)
 {
     size_t pitch = 0, ss;
     PARSUM__CHECK(check_desc(ctx, fn, what, im, &pitch, extent));
@@ -167,8 +166,8 @@ parsum_status parsum_image_copy(parsum_context *ctx, const parsum_image *dst,
         return PARSUM_ERR_NULL_POINTER;
     parsum_image d = {0}, s = {0};
     size_t de = 0, se = 0;
-    PARSUM__CHECK(check_image(ctx, fn, "src", src, false, &s, &se));
-    PARSUM__CHECK(check_image(ctx, fn, "dst", dst, false, &d, &de));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "src", src, false, &s, &se));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "dst", dst, false, &d, &de));
     if (d.width != s.width || d.height != s.height ||
         d.channels != s.channels || d.dtype != s.dtype)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
@@ -245,8 +244,8 @@ parsum_status parsum_integral(parsum_context *ctx, const parsum_image *src,
         return PARSUM_ERR_NULL_POINTER;
     parsum__integral_args a = {.fn = fn};
     size_t se = 0, te = 0;
-    PARSUM__CHECK(check_image(ctx, fn, "src", src, true, &a.src, &se));
-    PARSUM__CHECK(check_image(ctx, fn, "table", table, true, &a.table, &te));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "src", src, true, &a.src, &se));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "table", table, true, &a.table, &te));
     if (flags & ~INTEGRAL_FLAGS)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
                             "%s: unknown flags 0x%x", fn,
@@ -301,7 +300,7 @@ static parsum_status box_sums(parsum_context *ctx, const char *fn,
         return PARSUM_ERR_NULL_POINTER;
     parsum__box_sums_args a = {.fn = fn};
     size_t te = 0, bytes;
-    PARSUM__CHECK(check_image(ctx, fn, "table", table, true, &a.table, &te));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "table", table, true, &a.table, &te));
     if (flags & ~INTEGRAL_FLAGS)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
                             "%s: unknown flags 0x%x", fn,
@@ -360,8 +359,8 @@ parsum_status parsum_box_filter(parsum_context *ctx, const parsum_image *src,
         return PARSUM_ERR_NULL_POINTER;
     parsum__box_filter_args a = {.fn = fn};
     size_t se = 0, de = 0;
-    PARSUM__CHECK(check_image(ctx, fn, "src", src, true, &a.src, &se));
-    PARSUM__CHECK(check_image(ctx, fn, "dst", dst, true, &a.dst, &de));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "src", src, true, &a.src, &se));
+    PARSUM__CHECK(parsum__check_image(ctx, fn, "dst", dst, true, &a.dst, &de));
     if (!pixel_dtype_ok(a.src.dtype))
         return parsum__fail(ctx, PARSUM_ERR_INVALID_DTYPE,
                             "%s: src->dtype is %s; images are u8, u16, i32, "

@@ -136,6 +136,16 @@ void parsum__ref_histogram(const void *samples, size_t n,
                            const parsum_histogram_desc *d,
                            void *const counts[]);
 
+/* Tone mapping (parsum_tonemap) of host image src into host image dst, in
+ * float64 (ref_tonemap.c; p NULL: defaults). Returns
+ * PARSUM_ERR_INVALID_ARGUMENT with *first_bad = y * width + x of the first
+ * pixel with a NaN or infinite sample (else UINT64_MAX), or
+ * PARSUM_ERR_OUT_OF_MEMORY. */
+parsum_status parsum__ref_tonemap(const parsum_image *src,
+                                  const parsum_image *dst,
+                                  const parsum_tonemap_params *p,
+                                  uint64_t *first_bad);
+
 #ifdef __cplusplus
 }
 #endif

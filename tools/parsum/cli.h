@@ -20,12 +20,14 @@
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_image(int argc, char **argv);
+int cli_tonemap(int argc, char **argv);
 
 /* Help texts, printed to stdout. */
 void cli_usage_main(void);
 void cli_usage_demo(void);
 void cli_usage_bench(void);
 void cli_usage_image(void); /* in image_cmd.c */
+void cli_usage_tonemap(void); /* in tonemap_cmd.c */
 
 /* Prints "parsum: <fmt...>" and a hint to stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)

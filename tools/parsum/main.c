@@ -25,11 +25,14 @@ void cli_usage_main(void)
         "  image integral|boxblur ...   summed-area table or box blur of an\n"
         "                               image file (PNG, JPEG, PGM/PPM, PFM,\n"
         "                               HDR)\n"
+        "  tonemap [--ward] IN OUT      HDR image (.hdr, .pfm) to a PNG by\n"
+        "                               histogram equalisation of its log\n"
+        "                               luminance\n"
         "  version                      library version and backends built in\n"
         "  help                         this text (also -h, --help)\n"
         "\n"
-        "'parsum demo --help', 'parsum bench --help' and 'parsum image --help'\n"
-        "describe the options.\n"
+        "'parsum demo --help', 'parsum bench --help', 'parsum image --help'\n"
+        "and 'parsum tonemap --help' describe the options.\n"
         "\n"
         "environment:\n"
         "  OMP_NUM_THREADS   default CPU thread count\n"
@@ -187,6 +190,8 @@ int main(int argc, char **argv)
         return cli_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "image") == 0)
         return cli_image(argc - 1, argv + 1);
+    if (strcmp(cmd, "tonemap") == 0)
+        return cli_tonemap(argc - 1, argv + 1);
     if (cmd[0] == '-')
         return cli_usage_error("unknown option '%s'", cmd);
     return cli_usage_error("unknown command '%s'", cmd);
