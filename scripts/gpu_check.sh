@@ -10,6 +10,8 @@
 #                 at 2^28, then the CPU scaling benchmark at 2^28
 #      imgbench   summed-area table and box filter (8192 x 8192) on the GPU
 #                 and on the 16-core CPU
+#      histbench  histograms against CUB at 2^28 samples, and on the
+#                 16-core CPU; tone mapping of a generated HDR image
 #      segbench   the segmented and keyed benchmarks against CUB at 2^26
 #                 (every segment distribution), and on the 16-core CPU
 #   4. sanitize   compute-sanitizer memcheck and racecheck on reduced test
@@ -179,6 +181,12 @@ if want imgbench; then
     run bench_cpu_boxfilter 20 90 "$PARSUM" bench boxfilter --backend cpu \
         --n 2^26 --threads 16
 fi
+if want histbench; then
+    run bench_histogram 20 120 "$PARSUM" bench histogram --backend cuda \
+        --n 2^28
+    run bench_cpu_histogram 20 120 "$PARSUM" bench histogram --backend cpu \
+        --n 2^28 --threads 16
+fi
 if want segbench; then
     for w in segscan segreduce scanbykey reducebykey; do
         for dt in i32 f64; do
@@ -249,8 +257,12 @@ if want sanitize; then
     san memcheck_unique memcheck test_unique 60
     san memcheck_integral memcheck test_integral 90
     san memcheck_box_filter memcheck test_box_filter 90
-    # The table kernels share block scans through shared memory.
+    san memcheck_histogram memcheck test_histogram 120
+    san memcheck_tonemap memcheck test_tonemap 90
+    # The table kernels share block scans through shared memory; the
+    # histogram kernels count in it.
     san racecheck_integral racecheck test_integral 150
+    san racecheck_histogram racecheck test_histogram 150
     if [ "${RACECHECK:-1}" != 0 ]; then
         # racecheck runs test_scan about 30x slower than plain: ~250 s.
         san racecheck_scan racecheck test_scan 300
