@@ -6,9 +6,11 @@
  * loops are in kernels_hist.c; the rule AUTO follows, and the measurements
  * behind it, are in src/hist/README.md.
  *
- * Every thread takes a contiguous share of the pixels and works through it
- * in blocks: the bin indices of a block's samples of one channel into a
- * small buffer, then the increments.
+ * ATOMIC_GLOBAL gives every thread a contiguous share of the pixels and
+ * works through it in blocks: the bin indices of a block's samples of one
+ * channel into a small buffer, then the increments. PRIVATIZED hands out
+ * chunks from a shared counter and counts integer samples with SHIFT bins
+ * in one fused pass (kernels_hist.c), the other bin modes as blocks.
  *
  * ATOMIC_GLOBAL: the increments are relaxed atomic adds on the output
  * (zeroed first unless ACCUMULATE). No scratch, and it scales to any bin
@@ -18,11 +20,11 @@
  * PRIVATIZED (the notes' local histograms combined by a reduction): each
  * thread counts into its own histogram of 32-bit counters (up to four
  * copies of it, kernels_hist.c says why), then the threads add them all
- * into the output, each thread a share of the bins. A thread counts at most
- * 2^31 pixels into them between two such sums (a "round"), so a private
- * counter never wraps; only the output's U32 counters wrap, as documented.
+ * into the output, each thread a share of the bins. At most 2^31 pixels
+ * are counted between two such sums (a "round"), so a private counter
+ * never wraps; only the output's U32 counters wrap, as documented.
  * Byte samples (U8, I8) are counted by value into 256 counters per copy,
- * folded into 64-bit totals every 2^24 pixels, and mapped to bins through
+ * folded into 64-bit totals every 2^20 pixels, and mapped to bins through
  * a table once at the end: the bins' arithmetic (even or range, any mode)
  * costs nothing per sample, and the scratch does not grow with nbins.
  *

@@ -4,13 +4,14 @@
  * instruction set like kernels.c (CMake builds this file with
  * PARSUM_ISA=generic, avx2, avx512).
  *
- * A histogram is two loops here: the bin index of each sample (the ids
- * kernels, per dtype, through hist_bins.h, so every backend bins alike;
- * vectorized for the SHIFT mode), then the increments (count), kept apart
- * so that each loop is simple enough for the compiler and the increments
- * run without the bin arithmetic between them. Samples that fall in no
- * bin get the index nbins, a counter that exists in the private
- * histograms and is thrown away, so neither loop branches on them.
+ * Integer samples in the SHIFT bin mode are counted in one loop (shift:
+ * bin and increment together, which costs fewer instructions per sample
+ * than storing and reloading an index). Every other mode is two loops:
+ * the bin index of each sample (ids, per dtype, through hist_bins.h, so
+ * every backend bins alike; vectorized for SHIFT and FLOAT), then the
+ * increments (count). Samples that fall in no bin get the index nbins, a
+ * counter that exists in the private histograms and is thrown away, so no
+ * loop branches on them.
  *
  * The increments of one histogram form a chain through memory when
  * consecutive samples hit the same bin (a skewed input): each waits for
