@@ -539,6 +539,61 @@ static void test_wide_even_modes(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* SHIFT bins that hold every value of a narrow dtype (the CPU's fused
+ * loop then drops its range compare), exactly or with room on either
+ * side, against ones a value short (the compare stays); bin counts that
+ * give the CPU four, two and one private copies; sizes around its
+ * 16-sample unrolled steps; one and two channels. */
+static void test_full_range_shift(void **state)
+{
+    (void)state;
+    size_t failures = 0;
+    static const parsum_dtype dts[] = {PARSUM_I8,  PARSUM_U8,  PARSUM_I16,
+                                       PARSUM_U16, PARSUM_I32, PARSUM_U32};
+    static const size_t bins[] = {1, 1024, 3000, 65536};
+    static const size_t sizes[] = {15, 16, 17, 70001};
+    size_t maxn = 70001 * 2;
+    void *buf = tu_malloc(maxn * 4);
+    for (size_t di = 0; di < sizeof dts / sizeof *dts; di++) {
+        int64_t mn, mx;
+        int_limits(dts[di], &mn, &mx);
+        uint64_t span = (uint64_t)(mx - mn) + 1;
+        for (size_t bi = 0; bi < sizeof bins / sizeof *bins; bi++)
+            for (int how = 0; how < 4; how++) {
+                /* 0 exact, 1 wider, 2 lo one above the minimum, 3 hi at
+                 * the maximum (excluding it) */
+                uint64_t nb = bins[bi], s = 0;
+                uint64_t need = how == 1 ? span + 12 : span;
+                while ((nb << s) < need)
+                    s++;
+                if ((nb << s) != need && how != 1)
+                    continue; /* no SHIFT bins of exactly the span */
+                parsum_hist_bins b;
+                memset(&b, 0, sizeof b);
+                b.nbins = nb;
+                b.lo.i64 = how == 1 ? mn - 5 : how == 2 ? mn + 1 : how == 3 ? mn - 1 : mn;
+                b.hi.i64 = b.lo.i64 + (int64_t)(nb << s);
+                for (int ch = 1; ch <= 2; ch++)
+                    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                        size_t n = sizes[si];
+                        tu_rng r = tu_rng_for(0xf011, di * 64 + bi * 4 + (size_t)how, (uint64_t)ch, n);
+                        parsum_histogram_desc desc = desc1(dts[di], n % 2 ? PARSUM_U32 : PARSUM_U64, b);
+                        desc.channels = ch;
+                        desc.bins[1] = b;
+                        for (int c = 0; c < ch; c++)
+                            gen_even(&r, dts[di], c ? DIST_ONE_BIN : DIST_UNIFORM, &b, buf, n, ch, c);
+                        char what[200];
+                        snprintf(what, sizeof what, "%s %zu bins [%lld, %lld) %d ch n=%zu",
+                                 dtype_names[dts[di]], b.nbins, (long long)b.lo.i64,
+                                 (long long)b.hi.i64, ch, n);
+                        failures += check_all(what, &desc, buf, n, all_used);
+                    }
+            }
+    }
+    free(buf);
+    assert_int_equal(failures, 0);
+}
+
 /* ---- channels, NULL counts, ACCUMULATE ----------------------------------- */
 
 static void test_channels(void **state)
@@ -722,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_even_i64),   cmocka_unit_test(test_even_u64),
         cmocka_unit_test(test_even_f32),   cmocka_unit_test(test_even_f64),
         cmocka_unit_test(test_range_bins), cmocka_unit_test(test_wide_even_modes),
+        cmocka_unit_test(test_full_range_shift),
         cmocka_unit_test(test_channels),   cmocka_unit_test(test_many_bins),
         cmocka_unit_test(test_large_n),    cmocka_unit_test(test_rounds),
         cmocka_unit_test(test_threads),

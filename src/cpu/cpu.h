@@ -317,7 +317,11 @@ parsum_status parsum__cpu_box_filter(parsum_context *ctx,
  *  count: h[ids[i]]++ for i < count, sample i into copy i % 4 of the
  *      histogram (copies[k] = h + off[k], off[k] = (k % copies) * cs):
  *      consecutive samples that hit one bin increment different words, so
- *      the increments do not wait for each other's stores.
+ *      the increments do not wait for each other's stores. Meanwhile it
+ *      prefetches the pf_bytes from pf on (the next block's samples).
+ *  shift: ids and count in one pass, for integer dtypes in the SHIFT bin
+ *      mode (NULL for F32 / F64): sample samples[i * stride] into copy
+ *      i % 4 as count does, the samples in no bin into counter p->nbins.
  *  bytes: the byte values x[0 .. len) counted, byte i into the 256
  *      counters h + (i % copies) * 256; copies is 4 or 6, len any. */
 struct parsum__hist_plan;
@@ -327,6 +331,12 @@ typedef void (*parsum__hist_ids_fn)(const void *samples, size_t count,
                                     uint32_t *ids);
 typedef void (*parsum__hist_count_fn)(const uint32_t *ids, size_t count,
                                       uint32_t *h, size_t cs,
+                                      unsigned copies, const void *pf,
+                                      size_t pf_bytes);
+typedef void (*parsum__hist_shift_fn)(const void *samples, size_t count,
+                                      size_t stride,
+                                      const struct parsum__hist_plan *p,
+                                      uint32_t *h, size_t cs,
                                       unsigned copies);
 typedef void (*parsum__hist_bytes_fn)(const uint8_t *x, size_t len,
                                       uint32_t *h, unsigned copies);
@@ -335,6 +345,7 @@ typedef struct parsum__cpu_hist_kernels {
     const char *isa;
     parsum__hist_ids_fn ids[PARSUM_DTYPE_COUNT];
     parsum__hist_count_fn count;
+    parsum__hist_shift_fn shift[PARSUM_DTYPE_COUNT];
     parsum__hist_bytes_fn bytes;
 } parsum__cpu_hist_kernels;
 

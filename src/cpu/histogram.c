@@ -6,9 +6,11 @@
  * loops are in kernels_hist.c; the rule AUTO follows, and the measurements
  * behind it, are in src/hist/README.md.
  *
- * Every thread takes a contiguous share of the pixels and works through it
- * in blocks: the bin indices of a block's samples of one channel into a
- * small buffer, then the increments.
+ * ATOMIC_GLOBAL gives every thread a contiguous share of the pixels and
+ * works through it in blocks: the bin indices of a block's samples of one
+ * channel into a small buffer, then the increments. PRIVATIZED hands out
+ * chunks from a shared counter and counts integer samples with SHIFT bins
+ * in one fused pass (kernels_hist.c), the other bin modes as blocks.
  *
  * ATOMIC_GLOBAL: the increments are relaxed atomic adds on the output
  * (zeroed first unless ACCUMULATE). No scratch, and it scales to any bin
@@ -18,11 +20,11 @@
  * PRIVATIZED (the notes' local histograms combined by a reduction): each
  * thread counts into its own histogram of 32-bit counters (up to four
  * copies of it, kernels_hist.c says why), then the threads add them all
- * into the output, each thread a share of the bins. A thread counts at most
- * 2^31 pixels into them between two such sums (a "round"), so a private
- * counter never wraps; only the output's U32 counters wrap, as documented.
+ * into the output, each thread a share of the bins. At most 2^31 pixels
+ * are counted between two such sums (a "round"), so a private counter
+ * never wraps; only the output's U32 counters wrap, as documented.
  * Byte samples (U8, I8) are counted by value into 256 counters per copy,
- * folded into 64-bit totals every 2^24 pixels, and mapped to bins through
+ * folded into 64-bit totals every 2^20 pixels, and mapped to bins through
  * a table once at the end: the bins' arithmetic (even or range, any mode)
  * costs nothing per sample, and the scratch does not grow with nbins.
  *
@@ -45,8 +47,9 @@
  * value below 2^32 is safe); env PARSUM_CPU_HIST_ROUND lowers it, so that
  * the tests take the multi-round path on small inputs. */
 #define ROUND_PIXELS ((size_t)1 << 31)
-/* Byte path: pixels between folds of the 32-bit copies into totals. */
-#define BYTE_FOLD_PIXELS ((size_t)1 << 24)
+/* Byte path: pixels per chunk, each folded from the 32-bit copies into
+ * 64-bit totals (1024 to 1536 adds, next to nothing). */
+#define BYTE_FOLD_PIXELS ((size_t)1 << 20)
 /* AUTO (src/hist/README.md): private histograms up to this many bins, and
  * only when there are at least PRIV_MIN_RATIO samples per private counter
  * to zero and add up. */
@@ -115,6 +118,7 @@ typedef struct hjob {
     path how;
     int nt, ran; /* threads asked for, threads that counted */
     size_t p0, p1; /* the round's pixels */
+    size_t next;   /* PATH_PRIV: the round's next chunk (atomic) */
     bool acc;      /* this round adds to the output */
     int chan;      /* hist_bin_ids: the channel, and where its ids go */
     uint32_t *ids_out;
@@ -231,6 +235,37 @@ static void atomic_worker(void *arg, int tid, int nt)
 
 /* ---- PRIVATIZED, bin indices ------------------------------------------------ */
 
+/* Channel c of pixels [p, e) into this thread's copies `mine`. */
+static void priv_count(const hjob *j, uint32_t *mine, int c, size_t p,
+                       size_t e, uint32_t *ids)
+{
+    const parsum__hist_args *a = j->a;
+    const parsum__hist_plan *pl = &a->plan[c];
+    uint32_t *h = mine + j->off[c];
+    const unsigned char *s = (const unsigned char *)a->samples
+                             + (p * j->ch + (size_t)c) * j->ss;
+    parsum__hist_shift_fn fused = j->k->shift[a->dtype];
+    if (pl->mode == PARSUM__BINS_SHIFT && fused != NULL) {
+        fused(s, e - p, j->ch, pl, h, j->cs[c], j->copies[c]);
+        return;
+    }
+    /* other bin modes: ids, then increments that prefetch the next
+     * block's samples */
+    for (; p < e; p += BLK) {
+        size_t len = min_size(BLK, e - p);
+        block_ids(j, c, p, len, ids);
+        size_t nxt = p + len < e ? min_size(BLK, e - p - len) : 0;
+        j->k->count(ids, len, h, j->cs[c], j->copies[c],
+                    (const unsigned char *)a->samples + (p + len) * j->ch * j->ss,
+                    nxt * j->ch * j->ss);
+    }
+}
+
+/* Threads take chunks of CHUNK pixels from a shared counter, not a fixed
+ * share each: on a machine shared with other work one thread may get less
+ * of its core, and a static split would then wait for it. */
+#define CHUNK ((size_t)1 << 16)
+
 static void priv_worker(void *arg, int tid, int nt)
 {
     hjob *j = arg;
@@ -240,16 +275,21 @@ static void priv_worker(void *arg, int tid, int nt)
     uint32_t *mine = j->priv + (size_t)tid * j->thread_words;
     memset(mine, 0, j->thread_words * sizeof *mine);
     uint32_t ids[BLK];
-    size_t q0, q1;
-    share(j->p1 - j->p0, tid, nt, &q0, &q1);
-    for (size_t p = j->p0 + q0; p < j->p0 + q1; p += BLK) {
-        size_t len = min_size(BLK, j->p0 + q1 - p);
-        for (int c = 0; c < a->channels; c++) {
-            if (a->counts[c] == NULL)
-                continue;
-            block_ids(j, c, p, len, ids);
-            j->k->count(ids, len, mine + j->off[c], j->cs[c], j->copies[c]);
+    for (;;) {
+        size_t p = __atomic_fetch_add(&j->next, CHUNK, __ATOMIC_RELAXED);
+        if (p >= j->p1)
+            break;
+        size_t e = min_size(CHUNK, j->p1 - p) + p;
+        if (a->channels == 1) {
+            priv_count(j, mine, 0, p, e, ids);
+            continue;
         }
+        /* several channels: a block at a time, so that the later
+         * channels' passes find the block's pixels in the cache */
+        for (size_t b = p; b < e; b += BLK)
+            for (int c = 0; c < a->channels; c++)
+                if (a->counts[c] != NULL)
+                    priv_count(j, mine, c, b, min_size(BLK, e - b) + b, ids);
     }
 }
 
@@ -322,9 +362,11 @@ static parsum_status run_priv(parsum_context *ctx, hjob *j)
     j->priv = parsum__scratch(ctx, j->thread_words * (size_t)j->nt * 4, a->fn);
     if (j->priv == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
-    size_t round = round_pixels() * (size_t)j->nt;
+    /* one thread may count a whole round (priv_worker's chunks) */
+    size_t round = round_pixels();
     for (size_t p0 = 0; p0 < a->n; p0 += round) {
         j->p0 = p0;
+        j->next = p0;
         j->p1 = p0 + min_size(round, a->n - p0);
         j->acc = a->accumulate || p0 > 0;
         parsum__sched_spmd(j->nt, priv_worker, j);
@@ -346,10 +388,13 @@ static void bytes_worker(void *arg, int tid, int nt)
     memset(h, 0, (size_t)cp * 256 * sizeof *h);
     memset(tot, 0, (size_t)cp * 256 * sizeof *tot);
     const uint8_t *x = j->a->samples;
-    size_t q0, q1, fold = min_size(BYTE_FOLD_PIXELS, round_pixels());
-    share(j->a->n, tid, nt, &q0, &q1);
-    for (size_t p = q0; p < q1; p += fold) {
-        size_t len = min_size(fold, q1 - p);
+    size_t fold = min_size(BYTE_FOLD_PIXELS, round_pixels());
+    /* chunks from a shared counter, as in priv_worker; each is folded */
+    for (;;) {
+        size_t p = __atomic_fetch_add(&j->next, fold, __ATOMIC_RELAXED);
+        if (p >= j->a->n)
+            break;
+        size_t len = min_size(fold, j->a->n - p);
         j->k->bytes(x + p * j->ch, len * j->ch, h, cp);
         for (size_t i = 0; i < (size_t)cp * 256; i++) {
             tot[i] += h[i];
