@@ -16,6 +16,8 @@
  *   special      constant and all-black images (values computed here),
  *                negative samples equal to zeros, alpha copied and
  *                clipped, determinism (two runs bit-identical)
+ *   cpu vs cuda  on a CUDA context, the same scene tone-mapped by a CPU
+ *                context too: the two within one u8 step of each other
  *   bad pixels   NaN and infinite samples (alpha too) named by position
  *   errors       every argument rule
  */
@@ -335,6 +337,41 @@ static void test_negative_and_determinism(void **state)
 
 /* NaN or infinity in any sample, alpha included: INVALID_ARGUMENT naming
  * the first such pixel (row-major). */
+/* The CUDA result against the CPU backend's on the same scene (each is
+ * also checked against the reference above; this checks them directly). */
+static void test_cpu_vs_cuda(void **state)
+{
+    (void)state;
+    if (tu_backend != PARSUM_BACKEND_CUDA)
+        skip();
+    parsum_context *cpu = NULL;
+    assert_int_equal(parsum_context_create(&cpu, PARSUM_BACKEND_CPU),
+                     PARSUM_OK);
+    size_t fails = 0;
+    for (int ward = 0; ward < 2; ward++) {
+        parsum_image h = ti_host(640, 480, 3, PARSUM_F32, 0);
+        fill_scene(&h);
+        parsum_tonemap_params p = {1024, ward ? PARSUM_TONEMAP_WARD : 0u,
+                                   0.0, 0.0};
+        parsum_image on_cpu = ti_host(h.width, h.height, 3, PARSUM_U8, 0);
+        assert_int_equal(parsum_tonemap(cpu, &h, &on_cpu, &p), PARSUM_OK);
+        parsum_image on_gpu = run_tonemap(&h, PARSUM_U8, &p, 0, 0);
+        for (size_t y = 0; y < h.height; y++)
+            for (size_t x = 0; x < h.width; x++)
+                for (int c = 0; c < 3; c++) {
+                    double a = get(&on_cpu, x, y, c), b = get(&on_gpu, x, y, c);
+                    if (fabs(a - b) > 1.0)
+                        report(&fails, ward ? "cpu vs cuda, ward" : "cpu vs cuda",
+                               x, y, b, a);
+                }
+        ti_host_free(&h);
+        ti_host_free(&on_cpu);
+        ti_host_free(&on_gpu);
+    }
+    parsum_context_destroy(cpu);
+    assert_int_equal(fails, 0);
+}
+
 static void test_bad_pixels(void **state)
 {
     (void)state;
@@ -467,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_constant),
         cmocka_unit_test(test_black),
         cmocka_unit_test(test_negative_and_determinism),
+        cmocka_unit_test(test_cpu_vs_cuda),
         cmocka_unit_test(test_bad_pixels),
         cmocka_unit_test(test_errors),
     };
