@@ -75,54 +75,14 @@ double time_ms(int reps, const std::function<void()> &f)
     return median(t);
 }
 
-/* CUB's histogram of the case into d_counts (int counters, per channel at
- * nbins stride); false when CUB cannot run it (memory). */
-template <class T>
-bool cub_hist(const hcase &c, const T *d_in, size_t n, int *d_counts,
-              void **d_tmp, size_t *tmp_bytes, std::function<void()> *run)
+/* Sizes CUB's call (call(NULL, bytes)), grows the shared temporary
+ * storage to fit, and sets *run to the timed call; false when CUB refuses
+ * the case or the storage cannot be had. */
+template <class Call>
+bool cub_prepare(Call call, void **d_tmp, size_t *tmp_bytes,
+                 std::function<void()> *run)
 {
     size_t need = 0;
-    int num_levels = (int)c.nbins + 1;
-    if (c.channels == 4) {
-        ::cuda::std::array<int, 4> nl = {num_levels, num_levels, num_levels,
-                                         num_levels};
-        ::cuda::std::array<unsigned, 4> lo = {0, 0, 0, 0},
-                                        hi = {256, 256, 256, 256};
-        ::cuda::std::array<int *, 4> outs = {d_counts, d_counts + c.nbins,
-                                             d_counts + 2 * c.nbins,
-                                             d_counts + 3 * c.nbins};
-        auto call = [=](void *tmp, size_t &bytes) {
-            return cub::DeviceHistogram::MultiHistogramEven<4, 4>(
-                tmp, bytes, (const unsigned char *)d_in, outs, nl, lo, hi,
-                (int64_t)(n / 4));
-        };
-        if (call(NULL, need) != cudaSuccess)
-            return false;
-        if (need > *tmp_bytes) {
-            cudaFree(*d_tmp);
-            if (cudaMalloc(d_tmp, need) != cudaSuccess) {
-                *d_tmp = NULL;
-                *tmp_bytes = 0;
-                cudaGetLastError();
-                return false;
-            }
-            *tmp_bytes = need;
-        }
-        void *tmp = *d_tmp;
-        size_t tb = *tmp_bytes;
-        *run = [=]() mutable { BC(call(tmp, tb)); };
-        return true;
-    }
-    typedef typename std::conditional<std::is_floating_point<T>::value, double,
-                                      long long>::type L;
-    L lo = 0, hi = std::is_floating_point<T>::value ? (L)1
-                   : sizeof(T) == 1                  ? (L)256
-                                                     : (L)(1ll << 32);
-    auto call = [=](void *tmp, size_t &bytes) {
-        return cub::DeviceHistogram::HistogramEven(tmp, bytes, d_in, d_counts,
-                                                   num_levels, lo, hi,
-                                                   (int64_t)n);
-    };
     if (call(NULL, need) != cudaSuccess) {
         cudaGetLastError();
         return false;
@@ -141,6 +101,41 @@ bool cub_hist(const hcase &c, const T *d_in, size_t n, int *d_counts,
     size_t tb = *tmp_bytes;
     *run = [=]() mutable { BC(call(tmp, tb)); };
     return true;
+}
+
+/* CUB's histogram of the case into d_counts (int counters, per channel at
+ * nbins stride); false when CUB cannot run it (memory). */
+template <class T>
+bool cub_hist(const hcase &c, const T *d_in, size_t n, int *d_counts,
+              void **d_tmp, size_t *tmp_bytes, std::function<void()> *run)
+{
+    int num_levels = (int)c.nbins + 1;
+    if (c.channels == 4) {
+        ::cuda::std::array<int, 4> nl = {num_levels, num_levels, num_levels,
+                                         num_levels};
+        ::cuda::std::array<unsigned, 4> lo = {0, 0, 0, 0},
+                                        hi = {256, 256, 256, 256};
+        ::cuda::std::array<int *, 4> outs = {d_counts, d_counts + c.nbins,
+                                             d_counts + 2 * c.nbins,
+                                             d_counts + 3 * c.nbins};
+        auto call = [=](void *tmp, size_t &bytes) {
+            return cub::DeviceHistogram::MultiHistogramEven<4, 4>(
+                tmp, bytes, (const unsigned char *)d_in, outs, nl, lo, hi,
+                (int64_t)(n / 4));
+        };
+        return cub_prepare(call, d_tmp, tmp_bytes, run);
+    }
+    typedef typename std::conditional<std::is_floating_point<T>::value, double,
+                                      long long>::type L;
+    L lo = 0, hi = std::is_floating_point<T>::value ? (L)1
+                   : sizeof(T) == 1                  ? (L)256
+                                                     : (L)(1ll << 32);
+    auto call = [=](void *tmp, size_t &bytes) {
+        return cub::DeviceHistogram::HistogramEven(tmp, bytes, d_in, d_counts,
+                                                   num_levels, lo, hi,
+                                                   (int64_t)n);
+    };
+    return cub_prepare(call, d_tmp, tmp_bytes, run);
 }
 
 parsum_histogram_desc desc_of(const hcase &c, parsum_hist_strategy s)

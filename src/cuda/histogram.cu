@@ -79,6 +79,15 @@ parsum_h::fast_bins fast_for(parsum_dtype d, const parsum__hist_plan &p)
     return f;
 }
 
+size_t levels_bytes(const parsum__hist_args *a)
+{
+    size_t b = 0;
+    for (int c = 0; c < a->channels; c++)
+        if (a->counts[c] != NULL && a->plan[c].mode == PARSUM__BINS_RANGE)
+            b += round_up(((size_t)a->plan[c].nbins + 1) * 8, 256);
+    return b;
+}
+
 /* Everything but the strategy's fields; RANGE levels copied to the device. */
 parsum_status fill_kargs(parsum_context *ctx, const parsum__hist_args *a,
                          kargs *L, carve *cv)
@@ -119,6 +128,18 @@ parsum_status fill_kargs(parsum_context *ctx, const parsum__hist_args *a,
     return PARSUM_OK;
 }
 
+/* Scratch for the levels and `extra` bytes more (left in *cv), and L. */
+parsum_status prepare(parsum_context *ctx, const parsum__hist_args *a,
+                      size_t extra, kargs *L, carve *cv)
+{
+    size_t bytes = levels_bytes(a) + extra + 256;
+    cv->base = static_cast<unsigned char *>(parsum__scratch(ctx, bytes, a->fn));
+    cv->used = 0;
+    if (cv->base == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    return fill_kargs(ctx, a, L, cv);
+}
+
 /* Which shared kernel serves L (histogram_kernels.cuh): 2 when every
  * channel of 8-bit samples is counted with bin = key, 1 when every channel
  * is on the 32-bit fast path and vectors start at channel 0, else 0. */
@@ -139,14 +160,6 @@ int shared_mode(const parsum__hist_args *a, const kargs &L)
     return ident ? 2 : 1;
 }
 
-size_t levels_bytes(const parsum__hist_args *a)
-{
-    size_t b = 0;
-    for (int c = 0; c < a->channels; c++)
-        if (a->counts[c] != NULL && a->plan[c].mode == PARSUM__BINS_RANGE)
-            b += round_up(((size_t)a->plan[c].nbins + 1) * 8, 256);
-    return b;
-}
 
 typedef void (*hist_fn)(kargs);
 
@@ -301,13 +314,9 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
         copies = copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : copies;
         copy_bytes = round_up((size_t)(copies * total * cs), 256);
     }
-    size_t bytes = levels_bytes(a) + copy_bytes + 256;
-    carve cv = {static_cast<unsigned char *>(parsum__scratch(ctx, bytes, a->fn)),
-                0};
-    if (cv.base == NULL)
-        return PARSUM_ERR_OUT_OF_MEMORY;
     kargs L;
-    s = fill_kargs(ctx, a, &L, &cv);
+    carve cv;
+    s = prepare(ctx, a, copy_bytes, &L, &cv);
     if (s != PARSUM_OK)
         return s;
     hist_fn ksh = NULL, kgl = NULL;
@@ -341,13 +350,9 @@ parsum_status parsum__cuda_hist_bin_ids(parsum_context *ctx,
     parsum_status s = scope.enter(ctx, a->fn);
     if (s != PARSUM_OK)
         return s;
-    carve cv = {static_cast<unsigned char *>(
-                    parsum__scratch(ctx, levels_bytes(a) + 256, a->fn)),
-                0};
-    if (cv.base == NULL)
-        return PARSUM_ERR_OUT_OF_MEMORY;
     kargs L;
-    s = fill_kargs(ctx, a, &L, &cv);
+    carve cv;
+    s = prepare(ctx, a, 0, &L, &cv);
     if (s != PARSUM_OK)
         return s;
     switch (a->dtype) {
