@@ -217,6 +217,9 @@ static parsum_status sort_channel(parsum_context *ctx,
     uint32_t nbins = a->plan[c].nbins;
     size_t n = a->n, nkeys = n < (size_t)nbins + 1 ? n : (size_t)nbins + 1;
     void *buf[4] = {NULL, NULL, NULL, NULL};
+    if (n > (size_t)-1 / 8)
+        return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
+                            "%s: %zu bin indices overflow size_t", a->fn, n);
     size_t bytes[4] = {n * 4, n * 4, nkeys * 4, nkeys * 8};
     parsum_status st = PARSUM_OK;
     for (int i = 0; i < 4 && st == PARSUM_OK; i++)
