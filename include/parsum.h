@@ -901,7 +901,7 @@ PARSUM_API parsum_status parsum_image_write(parsum_context *ctx,
  *                      there), then summed into the output.
  *   SORT_REDUCE_BY_KEY each sample's bin index, sorted, then the lengths
  *                      of the runs of equal indices added to the output
- *                      (scratch: about 9 bytes per sample).
+ *                      (scratch: 8 bytes per pixel).
  *   AUTO               the fastest for the bin count, sample count, dtype
  *                      and backend, by measurement (never SORT_REDUCE_BY_KEY,
  *                      which is never the fastest); the rule is in
@@ -959,7 +959,7 @@ typedef struct parsum_histogram_desc {
  * call returns when the counts are written (CPU) or enqueued (CUDA).
  * Scratch: PRIVATIZED on the CPU threads x nbins counts per channel, on
  * the GPU at most 256 MiB beyond the output; SORT_REDUCE_BY_KEY about
- * 9 n bytes plus 12 nbins.
+ * 8 n bytes plus 12 (nbins + 1).
  * Errors: NULL ctx or d, samples NULL with n > 0, every counts[c] NULL, a
  * count array overlapping another or the samples, n * channels overflowing
  * (PARSUM_ERR_NULL_POINTER / INVALID_ARGUMENT / OVERFLOW); unknown dtype
