@@ -53,28 +53,6 @@ __global__ void hist_fill_kernel(T *p, size_t n, uint64_t seed, int skew)
     }
 }
 
-double time_ms(int reps, const std::function<void()> &f)
-{
-    cudaEvent_t a, b;
-    BC(cudaEventCreate(&a));
-    BC(cudaEventCreate(&b));
-    f(); /* warm-up */
-    BC(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int r = 0; r < reps; r++) {
-        BC(cudaEventRecord(a));
-        f();
-        BC(cudaEventRecord(b));
-        BC(cudaEventSynchronize(b));
-        float ms = 0;
-        BC(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t);
-}
-
 /* Sizes CUB's call (call(NULL, bytes)), grows the shared temporary
  * storage to fit, and sets *run to the timed call; false when CUB refuses
  * the case or the storage cannot be had. */
@@ -178,7 +156,7 @@ void run_case(parsum_context *ctx, const hcase &c, size_t n, int reps,
     if (have_cub) {
         cub_run();
         BC(cudaDeviceSynchronize());
-        cub_ms = time_ms(reps, cub_run);
+        cub_ms = median_ms(reps, cub_run);
     }
     const double bytes = (double)n * sizeof(T);
     static const parsum_hist_strategy strats[] = {
@@ -206,7 +184,7 @@ void run_case(parsum_context *ctx, const hcase &c, size_t n, int reps,
         size_t bad = 0;
         for (size_t i = 0; i < nc; i++)
             bad += a[i] != b[i];
-        double ms = time_ms(reps, ours);
+        double ms = median_ms(reps, ours);
         double g = gbs(bytes, ms * 1e-3);
         printf("%-28s %-10s %9.3f ms %8.1f GB/s %5.1f %% read", c.name,
                snames[s], ms, g, 100.0 * g / read_gbs);
@@ -246,7 +224,7 @@ int parsum_bench_cuda_hist(const parsum_bench_args *args)
         size_t rb = n * 4;
         BC(cudaMalloc(&d_buf, rb));
         BC(cudaMemset(d_buf, 1, rb));
-        double rms = time_ms(reps, [&]() {
+        double rms = median_ms(reps, [&]() {
             read_kernel<<<prop.multiProcessorCount * 8, 512>>>(d_buf, rb / 16,
                                                              d_sink);
         });

@@ -33,30 +33,6 @@ struct dev_image {
     }
 };
 
-template <class F>
-double median_ms(int reps, F f)
-{
-    cudaEvent_t a, b;
-    BC(cudaEventCreate(&a));
-    BC(cudaEventCreate(&b));
-    f();
-    f();
-    std::vector<double> t;
-    for (int r = 0; r < reps; r++) {
-        BC(cudaEventRecord(a));
-        f();
-        BC(cudaEventRecord(b));
-        BC(cudaEventSynchronize(b));
-        float ms;
-        BC(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    BC(cudaEventDestroy(a));
-    BC(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
 /* Device-to-device copy of `bytes`: GB/s counting read + write. */
 double copy_gbs(size_t bytes, int reps)
 {

@@ -163,6 +163,31 @@ inline double median(std::vector<double> v)
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+/* Median over reps timed runs of f (after two untimed ones), in ms, by
+ * events on the legacy default stream. */
+template <class F>
+double median_ms(int reps, F f)
+{
+    cudaEvent_t a, b;
+    BC(cudaEventCreate(&a));
+    BC(cudaEventCreate(&b));
+    f();
+    f();
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        BC(cudaEventRecord(a));
+        f();
+        BC(cudaEventRecord(b));
+        BC(cudaEventSynchronize(b));
+        float ms;
+        BC(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    BC(cudaEventDestroy(a));
+    BC(cudaEventDestroy(b));
+    return median(t);
+}
+
 /* What every CUDA benchmark opens: a CUDA context, its device made
  * current and described, and small device buffers for statistics (4
  * counters) and a sink. Returns false (message on stderr) on failure,

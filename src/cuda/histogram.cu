@@ -79,6 +79,26 @@ parsum_h::fast_bins fast_for(parsum_dtype d, const parsum__hist_plan &p)
     return f;
 }
 
+/* Private copies of `total` slots of cs bytes that fit in PRIVATE_BYTES
+ * (0 when not one does), before the clamp to 1..MAX_COPIES. */
+u64 copies_fit(u64 total, size_t cs)
+{
+    return PRIVATE_BYTES / (total * cs);
+}
+
+u32 copies_for(u64 total, size_t cs)
+{
+    u64 k = copies_fit(total, cs);
+    return (u32)(k < 1 ? 1 : k > MAX_COPIES ? MAX_COPIES : k);
+}
+
+/* Slots of channel c in the combined histogram (kargs.off/span): its bins
+ * and a trash slot, or 3 for a channel not counted (histogram_kernels.cuh). */
+u32 chan_span(const parsum__hist_args *a, int c)
+{
+    return a->counts[c] != NULL ? a->plan[c].nbins + 1 : 3;
+}
+
 size_t levels_bytes(const parsum__hist_args *a)
 {
     size_t b = 0;
@@ -102,17 +122,15 @@ parsum_status fill_kargs(parsum_context *ctx, const parsum__hist_args *a,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     for (int c = 0; c < a->channels; c++) {
         L->off[c] = L->total;
+        L->span[c] = chan_span(a, c);
+        L->total += L->span[c];
         if (a->counts[c] == NULL) {
             /* not counted: every sample lands in slot 0 or 1 of 3 */
-            L->span[c] = 3;
-            L->total += 3;
             parsum_h::fast_bins f = {1, 0, 0xFFFFFFFFu, 31, 2};
             L->fast[c] = f;
             continue;
         }
         L->active |= 1u << c;
-        L->span[c] = a->plan[c].nbins + 1;
-        L->total += L->span[c];
         L->counts[c] = a->counts[c];
         L->plan[c] = a->plan[c];
         L->fast[c] = fast_for(a->dtype, a->plan[c]);
@@ -258,8 +276,7 @@ parsum_status run_global(parsum_context *ctx, kargs &L, hist_fn k,
     size_t cs = L.wide ? 8 : 4;
     L.aggregate = aggregate || privatized;
     if (privatized) {
-        u64 copies = PRIVATE_BYTES / ((u64)L.total * cs);
-        L.ncopies = (u32)(copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : copies);
+        L.ncopies = copies_for(L.total, cs);
         size_t bytes = (size_t)L.ncopies * L.total * cs;
         L.copies = cv.take(bytes);
         PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(L.copies, 0, bytes, st->stream));
@@ -300,19 +317,17 @@ parsum_status parsum__cuda_histogram(parsum_context *ctx,
         return PARSUM_OK;
     u64 total = 0; /* slots, as fill_kargs lays them out */
     for (int c = 0; c < a->channels; c++)
-        total += a->counts[c] != NULL ? (u64)a->plan[c].nbins + 1 : 3;
+        total += chan_span(a, c);
     bool shared = a->strategy != PARSUM_HIST_ATOMIC_GLOBAL &&
                   total * 4 <= SHARED_MAX;
     bool privatized = !shared && a->strategy != PARSUM_HIST_ATOMIC_GLOBAL;
     if (privatized && a->strategy == PARSUM_HIST_AUTO &&
-        PRIVATE_BYTES / (total * cs) < AUTO_MIN_COPIES)
+        copies_fit(total, cs) < AUTO_MIN_COPIES)
         privatized = false;
     bool aggregate = a->strategy == PARSUM_HIST_AUTO;
     size_t copy_bytes = 0;
     if (privatized) {
-        u64 copies = PRIVATE_BYTES / (total * cs);
-        copies = copies < 1 ? 1 : copies > MAX_COPIES ? MAX_COPIES : copies;
-        copy_bytes = round_up((size_t)(copies * total * cs), 256);
+        copy_bytes = round_up((size_t)(copies_for(total, cs) * total * cs), 256);
     }
     kargs L;
     carve cv;
