@@ -1047,6 +1047,129 @@ PARSUM_API parsum_status parsum_tonemap(parsum_context *ctx,
                                         const parsum_tonemap_params *p);
 
 /* ------------------------------------------------------------------------ */
+/* Sorting                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Key order of the radix sorts (parsum_sort, parsum_sort_indices,
+ * parsum_segmented_sort): every key dtype by value, ascending unless
+ * PARSUM_DESCENDING. Floats: -inf < negatives < -0.0 < +0.0 < positives <
+ * +inf < NaN; NaNs of either sign sort after +inf, among themselves by
+ * their payload bits, so a NaN and the same NaN with the other sign are
+ * equal keys. Descending is exactly the reverse order (NaNs first). Every
+ * sort is stable: equal keys keep their input order, descending too.
+ *
+ * The sort works on each key's "ordered bits": an unsigned integer of the
+ * key's width that orders as the keys do (unsigned keys as they are,
+ * signed ones with the sign bit flipped, floats by the usual sign-magnitude
+ * transform with NaNs moved past +inf). begin_bit and end_bit select which
+ * of those bits take part (bit 0 the least significant); keys equal in
+ * those bits are equal keys. 0 and 0 mean all bits. */
+#define PARSUM_DESCENDING 4u
+
+typedef struct parsum_sort_desc {
+    parsum_dtype key_dtype; /* any dtype */
+    size_t value_size;      /* bytes per value, 0 (keys only) to 16 */
+    unsigned flags;         /* 0 or PARSUM_DESCENDING */
+    unsigned begin_bit;     /* 0 <= begin_bit < end_bit <= key bits, or */
+    unsigned end_bit;       /* both 0 for all bits */
+} parsum_sort_desc;
+
+/* Largest value_size of parsum_sort_desc. */
+#define PARSUM_SORT_MAX_VALUE_SIZE 16
+
+/* parsum_sort: stable radix sort of n keys (desc->key_dtype) with, when
+ * desc->value_size > 0, a value of value_size bytes each (any bytes: the
+ * value moves with its key). keys_out[0 .. n) receives the keys in order,
+ * values_out the values in the same order.
+ *   - In place is allowed (keys_out == keys_in, values_out == values_in);
+ *     other overlaps are not.
+ *   - value_size 0: values_in and values_out are ignored (may be NULL).
+ *     With values, keys_out may be NULL (only the values are wanted).
+ * Memory: the context's space; scratch of about n * (key size + value
+ * size) bytes (a second buffer for the passes).
+ * Complexity: O(n) work per pass, one pass per 8 of the selected ordered
+ * bits (src/sort/README.md gives each backend's digit widths); a pass
+ * whose digit is the same for every key is skipped. n above 2^31 works.
+ * Errors: ctx or desc NULL, keys_in NULL with n > 0, keys_out NULL when
+ * there are no values, values_in / values_out NULL with values
+ * (PARSUM_ERR_NULL_POINTER); unknown key_dtype (PARSUM_ERR_INVALID_DTYPE);
+ * value_size above 16, unknown flags, a bad bit range, partial overlaps
+ * (PARSUM_ERR_INVALID_ARGUMENT); n * size overflowing (PARSUM_ERR_OVERFLOW);
+ * pointers outside the context's space (PARSUM_ERR_WRONG_MEMORY_SPACE). */
+PARSUM_API parsum_status parsum_sort(parsum_context *ctx, const void *keys_in,
+                                     const void *values_in, void *keys_out,
+                                     void *values_out, size_t n,
+                                     const parsum_sort_desc *desc);
+
+/* parsum_sort_indices: the sorting permutation. perm[j] = the input
+ * position of the j-th key in sorted order (uint64_t; stable, so equal
+ * keys give ascending positions); keys_out, when not NULL, receives the
+ * sorted keys (it may be keys_in: in place). desc->value_size must be 0.
+ * Errors: as parsum_sort, plus perm NULL with n > 0, value_size not 0. */
+PARSUM_API parsum_status parsum_sort_indices(parsum_context *ctx,
+                                             const void *keys_in,
+                                             void *keys_out, uint64_t *perm,
+                                             size_t n,
+                                             const parsum_sort_desc *desc);
+
+/* parsum_segmented_sort: sorts each segment [offsets[s], offsets[s + 1])
+ * on its own, as parsum_sort sorts an array (stable, same key order,
+ * values optional, in place allowed). offsets as PARSUM_SEG_OFFSETS:
+ * num_segments + 1 non-decreasing uint64_t values, offsets[0] == 0,
+ * offsets[num_segments] == n, in the context's space; empty segments are
+ * allowed. Fast for many tiny segments and for a few huge ones alike.
+ * Errors: as parsum_sort, plus offsets NULL, offsets not starting at 0,
+ * decreasing, or not ending at n (on a CUDA context these are checked on
+ * the device and reported as PARSUM_ERR_INVALID_ARGUMENT after the work
+ * has been waited for). */
+PARSUM_API parsum_status parsum_segmented_sort(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, const uint64_t *offsets,
+    size_t num_segments, const parsum_sort_desc *desc);
+
+/* A strict weak order for parsum_sort_custom: less(a, b, user) returns
+ * nonzero when a must come before b. On a CPU context it is called from
+ * several threads at once and must answer the same for the same pair every
+ * time. For a CUDA context the same order as CUDA C source, compiled at the
+ * first use with NVRTC and cached in the context (as custom operators):
+ *   cuda_type       definition of the element type ("" for a built-in one)
+ *   cuda_type_name  its name T (sizeof(T) must equal elem_size)
+ *   cuda_less       body of "bool less(const T &a, const T &b,
+ *                   const void *user)", e.g. "return a.key < b.key;"
+ *   cuda_user       passed as `user` (device memory the order may read,
+ *                   such as a string table when sorting strings by index). */
+typedef int (*parsum_less_fn)(const void *a, const void *b, void *user);
+
+typedef struct parsum_comparator {
+    size_t elem_size; /* bytes per element, 1 to PARSUM_CUSTOM_MAX_ELEM_SIZE */
+    parsum_less_fn less;
+    void *user;
+    const char *cuda_type;
+    const char *cuda_type_name;
+    const char *cuda_less;
+    const void *cuda_user;
+} parsum_comparator;
+
+/* parsum_sort_custom: stable comparison sort of n elements by cmp, for
+ * keys radix sort cannot order (structs, strings by index). The iterative
+ * quicksort of the notes: every round splits all unfinished partitions at
+ * once, each around its own pivot, into "less", "equal" and "greater" parts
+ * by segmented scans (a stable three-way split, which makes the sort
+ * stable); partitions below a small size are finished by a stable
+ * insertion-merge sort. out may be in (in place). Expected O(n log n)
+ * comparisons (pivots are drawn at random from a fixed seed, so the result
+ * and its cost are the same every run), O(log n) rounds.
+ * Errors: ctx, cmp NULL, in or out NULL with n > 0
+ * (PARSUM_ERR_NULL_POINTER); elem_size 0 or too large, cmp->less NULL on a
+ * CPU context, a CUDA field NULL on a CUDA context, in and out partially
+ * overlapping (PARSUM_ERR_INVALID_ARGUMENT); PARSUM_ERR_COMPILE for CUDA
+ * source that does not compile (the log is in parsum_last_error). */
+PARSUM_API parsum_status parsum_sort_custom(parsum_context *ctx,
+                                            const void *in, void *out,
+                                            size_t n,
+                                            const parsum_comparator *cmp);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA backend                                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /*
  * api_check.h - the argument checks that several public API files share
- * (defined in api_scan.c), so that each rule and its message exist once.
+ * (defined in api_scan.c and api_segmented.c), so that each rule and its message exist once.
  * Every check records a message naming the function `fn` and the argument,
  * and returns the status the public function must return.
  */
@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* dtype and op known, and op defined on dtype. */
 parsum_status parsum__check_dtype_op(parsum_context *ctx, const char *fn,
@@ -45,6 +46,20 @@ parsum_status parsum__check_disjoint(parsum_context *ctx, const char *fn,
 parsum_status parsum__check_buffers(parsum_context *ctx, const char *fn,
                                     const void *in, void *out, size_t n,
                                     size_t size, bool has_out);
+
+/* A CSR offsets array `what` of nseg + 1 values (nseg_name names nseg):
+ * not NULL (read even when nseg is 0), its size and memory space. */
+parsum_status parsum__check_offsets_ptr(parsum_context *ctx, const char *fn,
+                                        const char *what,
+                                        const uint64_t *offsets, size_t nseg,
+                                        const char *nseg_name, size_t *bytes);
+/* Its values, in host memory: offsets[0] == 0, non-decreasing and (want_n)
+ * offsets[nseg] == n. *last receives offsets[nseg]. */
+parsum_status parsum__check_offsets_values(parsum_context *ctx,
+                                           const char *fn, const char *what,
+                                           const uint64_t *offsets,
+                                           size_t nseg, bool want_n, size_t n,
+                                           uint64_t *last);
 
 /* PARSUM_ERR_UNSUPPORTED for a NULL backend slot. */
 parsum_status parsum__unsupported(parsum_context *ctx, const char *fn);

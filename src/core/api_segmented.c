@@ -29,10 +29,10 @@ static bool host_offsets(const parsum_context *ctx)
 
 /* The offsets array itself: not NULL (num_segments + 1 values are read
  * even when num_segments is 0), its size, its memory space. */
-static parsum_status check_offsets_ptr(parsum_context *ctx, const char *fn,
-                                       const char *what,
-                                       const uint64_t *offsets, size_t nseg,
-                                       const char *nseg_name, size_t *bytes)
+parsum_status parsum__check_offsets_ptr(parsum_context *ctx, const char *fn,
+                                        const char *what,
+                                        const uint64_t *offsets, size_t nseg,
+                                        const char *nseg_name, size_t *bytes)
 {
     if (offsets == NULL)
         return parsum__fail(ctx, PARSUM_ERR_NULL_POINTER,
@@ -68,11 +68,11 @@ static size_t first_decrease(const uint64_t *offsets, size_t nseg)
 
 /* Host offsets: offsets[0] == 0, non-decreasing, and (want_n) the last one
  * equal to n. *last receives offsets[nseg]. */
-static parsum_status check_offsets_values(parsum_context *ctx, const char *fn,
-                                          const char *what,
-                                          const uint64_t *offsets,
-                                          size_t nseg, bool want_n, size_t n,
-                                          uint64_t *last)
+parsum_status parsum__check_offsets_values(parsum_context *ctx, const char *fn,
+                                           const char *what,
+                                           const uint64_t *offsets,
+                                           size_t nseg, bool want_n, size_t n,
+                                           uint64_t *last)
 {
     if (offsets[0] != 0)
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
@@ -146,13 +146,13 @@ static parsum_status check_segments(parsum_context *ctx, const char *fn,
                             fn, (int)seg->kind);
     *norm = *seg;
     *desc = "seg->offsets";
-    CHECK(check_offsets_ptr(ctx, fn, "seg->offsets", seg->offsets,
-                            seg->num_segments, "seg->num_segments",
-                            desc_bytes));
+    CHECK(parsum__check_offsets_ptr(ctx, fn, "seg->offsets", seg->offsets,
+                                    seg->num_segments, "seg->num_segments",
+                                    desc_bytes));
     uint64_t last;
     if (host_offsets(ctx))
-        return check_offsets_values(ctx, fn, "seg->offsets", seg->offsets,
-                                    seg->num_segments, true, n, &last);
+        return parsum__check_offsets_values(ctx, fn, "seg->offsets", seg->offsets,
+                                            seg->num_segments, true, n, &last);
     return PARSUM_OK;
 }
 
@@ -234,8 +234,8 @@ static parsum_status check_reduce_input(parsum_context *ctx, const char *fn,
         return PARSUM_OK;
     }
     uint64_t n;
-    CHECK(check_offsets_values(ctx, fn, "offsets", offsets, nseg, false, 0,
-                               &n));
+    CHECK(parsum__check_offsets_values(ctx, fn, "offsets", offsets, nseg, false, 0,
+                                       &n));
     if (n > SIZE_MAX)
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: offsets[num_segments] = %" PRIu64 " elements "
@@ -253,8 +253,8 @@ static parsum_status seg_reduce(parsum_context *ctx, const char *fn,
 {
     size_t size = custom != NULL ? custom->elem_size : parsum_dtype_size(dtype);
     size_t off_bytes = 0, out_bytes = 0, in_bytes = 0;
-    CHECK(check_offsets_ptr(ctx, fn, "offsets", offsets, nseg, "num_segments",
-                            &off_bytes));
+    CHECK(parsum__check_offsets_ptr(ctx, fn, "offsets", offsets, nseg, "num_segments",
+                                    &off_bytes));
     CHECK(parsum__check_region(ctx, fn, "out", out, nseg, "num_segments",
                                size, &out_bytes));
     CHECK(check_reduce_input(ctx, fn, in, offsets, nseg, size, &in_bytes));
@@ -393,15 +393,15 @@ parsum_status parsum_offsets_to_flags(parsum_context *ctx,
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
     size_t off_bytes = 0, flag_bytes = 0;
-    CHECK(check_offsets_ptr(ctx, fn, "offsets", offsets, num_segments,
-                            "num_segments", &off_bytes));
+    CHECK(parsum__check_offsets_ptr(ctx, fn, "offsets", offsets, num_segments,
+                                    "num_segments", &off_bytes));
     CHECK(parsum__check_region(ctx, fn, "flags", flags,
                                n / 32 + (n % 32 != 0), "ceil(n / 32)",
                                sizeof(uint32_t), &flag_bytes));
     uint64_t last;
     if (host_offsets(ctx))
-        CHECK(check_offsets_values(ctx, fn, "offsets", offsets, num_segments,
-                                   true, n, &last));
+        CHECK(parsum__check_offsets_values(ctx, fn, "offsets", offsets, num_segments,
+                                           true, n, &last));
     CHECK(parsum__check_disjoint(ctx, fn, "offsets", offsets, off_bytes,
                                  "flags", flags, flag_bytes, false));
     if (ctx->be->offsets_to_flags == NULL)

@@ -158,6 +158,38 @@ typedef struct parsum__tonemap_args {
     double lmin, scale;
 } parsum__tonemap_args;
 
+/* Arguments of the backend's radix sort slots (parsum_sort,
+ * parsum_sort_indices, parsum_segmented_sort), validated by src/sort:
+ *   - keys_in: n keys of key_dtype. keys_out: n keys, may equal keys_in (in
+ *     place; no other overlap), or NULL when only values are wanted (then
+ *     value_size > 0).
+ *   - value_size 0: no values. Else values_in / values_out of value_size
+ *     (1..16) bytes each, values_out may equal values_in. indices: values_in
+ *     is NULL, value_size is 8 and values_out receives the uint64_t input
+ *     positions.
+ *   - Keys order by their ordered bits (parsum.h, "Sorting"), only bits
+ *     [begin_bit, end_bit) counted (resolved: begin_bit < end_bit <= key
+ *     bits); descending reverses the order; always stable.
+ *   - segmented_sort only: offsets (num_segments + 1 values, context space)
+ *     are checked on the host for a CPU context; a CUDA backend must stay
+ *     within the arrays whatever they hold.
+ *   - Scratch from parsum__scratch (may hold a previous call's data). */
+typedef struct parsum__sort_args {
+    const char *fn;
+    const void *keys_in;
+    void *keys_out;
+    const void *values_in;
+    void *values_out;
+    size_t value_size;
+    bool indices;
+    size_t n;
+    parsum_dtype key_dtype;
+    bool descending;
+    unsigned begin_bit, end_bit;
+    const uint64_t *offsets;
+    size_t num_segments;
+} parsum__sort_args;
+
 /* One backend = one table. A NULL slot means "not supported here" and the
  * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
 typedef struct parsum__backend {
@@ -237,6 +269,11 @@ typedef struct parsum__backend {
                                  const struct parsum__tonemap_args *a);
     parsum_status (*tonemap_map)(parsum_context *ctx,
                                  const struct parsum__tonemap_args *a);
+    /* Sorting: see parsum__sort_args. */
+    parsum_status (*sort)(parsum_context *ctx,
+                          const struct parsum__sort_args *a);
+    parsum_status (*segmented_sort)(parsum_context *ctx,
+                                    const struct parsum__sort_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);

@@ -146,6 +146,21 @@ parsum_status parsum__ref_tonemap(const parsum_image *src,
                                   const parsum_tonemap_params *p,
                                   uint64_t *first_bad);
 
+/* Sorting (parsum.h, "Sorting"; ref_sort.c): a stable merge sort of the
+ * positions by each key's selected ordered bits (src/sort/sort_keys.h).
+ * perm (n values) receives the sorting permutation; keys_out (may be NULL)
+ * the sorted keys; values_out (value_size > 0, may be NULL) the values.
+ * offsets NULL: one segment; else num_segments + 1 valid offsets and each
+ * segment sorted on its own. Returns PARSUM_ERR_OUT_OF_MEMORY only. */
+parsum_status parsum__ref_sort(const void *keys_in, const void *values_in,
+                               void *keys_out, void *values_out,
+                               uint64_t *perm, size_t n,
+                               const parsum_sort_desc *desc,
+                               const uint64_t *offsets, size_t num_segments);
+/* The same order with a comparator (cmp->less): a stable merge sort. */
+parsum_status parsum__ref_sort_custom(const void *in, void *out, size_t n,
+                                      const parsum_comparator *cmp);
+
 #ifdef __cplusplus
 }
 #endif
