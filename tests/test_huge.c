@@ -11,7 +11,9 @@
  * checked against a running sum that restarts at each head, and a
  * parsum_select of the U8 input by packed bits (about half of it, bit
  * offset 5) into a second buffer of the same size, and a U8 histogram
- * (AUTO strategy, U64 counts) of the input.
+ * (AUTO strategy, U64 counts) of the input; then a U8 sort into a
+ * second buffer and a segmented sort in place (two segments, the boundary
+ * just below 2^31), checked by order and value counts.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
  * packed flags (268 MB, context memory), for the select its output (2.15
  * GB more) and 64 MiB host blocks: input, flags and selection bits are
@@ -352,11 +354,101 @@ static void test_huge_histogram_u8(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- sort -------------------------------------------------------------- */
+
+/* Value counts of the input, for positions below split and from split on. */
+static void count_input(unsigned char *blk, size_t split, uint64_t *lo,
+                        uint64_t *hi)
+{
+    memset(lo, 0, 256 * 8);
+    memset(hi, 0, 256 * 8);
+    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_block(b, blk, len);
+        for (size_t i = 0; i < len; i++)
+            (off + i < split ? lo : hi)[blk[i]]++;
+    }
+}
+
+/* Checks that sorted[from .. to) (context memory) is the ascending run of
+ * want[v] copies of each value v. Returns the number of problems. */
+static size_t check_sorted_run(const unsigned char *sorted, size_t from,
+                               size_t to, const uint64_t *want,
+                               unsigned char *blk, const char *what)
+{
+    uint64_t got[256];
+    memset(got, 0, sizeof got);
+    size_t bad = 0;
+    unsigned prev = 0;
+    for (size_t off = from; off < to; off += BLOCK) {
+        size_t len = to - off < BLOCK ? to - off : BLOCK;
+        tu_download(blk, sorted + off, len);
+        for (size_t i = 0; i < len; i++) {
+            if (blk[i] < prev && bad++ == 0)
+                printf("  %s: element %zu = %u after %u\n", what, off + i,
+                       blk[i], prev);
+            prev = blk[i];
+            got[blk[i]]++;
+        }
+    }
+    for (int v = 0; v < 256; v++)
+        if (got[v] != want[v] && bad++ < 3)
+            printf("  %s: %llu copies of %d, expected %llu\n", what,
+                   (unsigned long long)got[v], v,
+                   (unsigned long long)want[v]);
+    return bad;
+}
+
+/* parsum_sort of the U8 input into a second buffer, then a segmented sort
+ * in place with a segment boundary just below 2^31: positions, histogram
+ * offsets and segment bounds above 2^31. Memory: the output (2.15 GB)
+ * besides the input, plus the sort's own scratch of about the same. */
+static void test_huge_sort_u8(void **state)
+{
+    (void)state;
+    void *po = NULL, *doff = NULL;
+    if (parsum_alloc(tu_ctx, &po, HUGE_N) != PARSUM_OK || po == NULL)
+        skip();
+    size_t split = ((size_t)1 << 31) - 3, failures = 0;
+    unsigned char *blk = tu_malloc(BLOCK);
+    uint64_t *lo = tu_malloc(256 * 8), *hi = tu_malloc(256 * 8);
+    uint64_t all[256];
+    count_input(blk, split, lo, hi);
+    for (int v = 0; v < 256; v++)
+        all[v] = lo[v] + hi[v];
+    (void)upload_input(blk);
+    parsum_sort_desc d = {.key_dtype = PARSUM_U8};
+    parsum_status st = parsum_sort(tu_ctx, huge_buf, NULL, po, NULL, HUGE_N,
+                                   &d);
+    if (st == PARSUM_ERR_OUT_OF_MEMORY) {
+        parsum_free(tu_ctx, po);
+        skip(); /* no room for the scratch */
+    }
+    TU_OK(st);
+    failures += check_sorted_run(po, 0, HUGE_N, all, blk, "sort u8");
+    parsum_free(tu_ctx, po);
+    uint64_t off[3] = {0, split, HUGE_N};
+    doff = tu_dev_alloc(sizeof off);
+    tu_upload(doff, off, sizeof off);
+    TU_OK(parsum_segmented_sort(tu_ctx, huge_buf, NULL, huge_buf, NULL,
+                                HUGE_N, doff, 2, &d));
+    failures += check_sorted_run(huge_buf, 0, split, lo, blk,
+                                 "segmented sort u8, segment 0");
+    failures += check_sorted_run(huge_buf, split, HUGE_N, hi, blk,
+                                 "segmented sort u8, segment 1");
+    tu_dev_free(doff);
+    free(blk);
+    free(lo);
+    free(hi);
+    assert_int_equal(failures, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_i8_sum),
     cmocka_unit_test(test_huge_segmented_u8_sum),
     cmocka_unit_test(test_huge_select_u8_bits),
     cmocka_unit_test(test_huge_histogram_u8),
+    cmocka_unit_test(test_huge_sort_u8),
 };
 
 int main(void)
