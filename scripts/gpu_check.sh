@@ -12,6 +12,8 @@
 #                 and on the 16-core CPU
 #      histbench  histograms against CUB at 2^28 samples, and on the
 #                 16-core CPU; tone mapping of a generated HDR image
+#      sortbench  radix sort, segmented sort against CUB at 2^28 / 2^24
+#                 keys, the comparison sort, and the sorts on the 16-core CPU
 #      segbench   the segmented and keyed benchmarks against CUB at 2^26
 #                 (every segment distribution), and on the 16-core CPU
 #   4. sanitize   compute-sanitizer memcheck and racecheck on reduced test
@@ -187,6 +189,13 @@ if want histbench; then
     run bench_cpu_histogram 20 120 "$PARSUM" bench histogram --backend cpu \
         --n 2^28 --threads 16
 fi
+if want sortbench; then
+    run bench_sort 30 240 "$PARSUM" bench sort --backend cuda --n 2^28
+    run bench_cpu_sort 30 180 "$PARSUM" bench sort --backend cpu --n 2^26 \
+        --threads 16
+    run bench_cpu_sort_2e28 30 180 "$PARSUM" bench sort --backend cpu \
+        --n 2^28 --threads 16
+fi
 if want segbench; then
     for w in segscan segreduce scanbykey reducebykey; do
         for dt in i32 f64; do
@@ -259,10 +268,14 @@ if want sanitize; then
     san memcheck_box_filter memcheck test_box_filter 90
     san memcheck_histogram memcheck test_histogram 120
     san memcheck_tonemap memcheck test_tonemap 90
+    san memcheck_sort memcheck test_sort 150
+    san memcheck_sort_errors memcheck test_sort_errors 40
     # The table kernels share block scans through shared memory; the
     # histogram kernels count in it.
     san racecheck_integral racecheck test_integral 150
     san racecheck_histogram racecheck test_histogram 150
+    # The radix sort ranks keys and scans digit counts in shared memory.
+    san racecheck_sort racecheck test_sort 200
     if [ "${RACECHECK:-1}" != 0 ]; then
         # racecheck runs test_scan about 30x slower than plain: ~250 s.
         san racecheck_scan racecheck test_scan 300
