@@ -41,6 +41,9 @@ void tu_init(const char *program)
         tu_seed = strtoull(seed, NULL, 0);
     const char *quick = getenv("PARSUM_TEST_QUICK");
     tu_quick = quick != NULL && *quick != '\0' && strcmp(quick, "0") != 0;
+    const char *filter = getenv("PARSUM_TEST_FILTER");
+    if (filter != NULL && *filter != '\0')
+        cmocka_set_test_filter(filter);
 
     parsum_status st = parsum_context_create(&tu_ctx, tu_backend);
     if (st != PARSUM_OK) {

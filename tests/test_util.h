@@ -12,6 +12,9 @@
  *                        runs are reproducible); printed at start and with
  *                        every mismatch
  *   PARSUM_TEST_QUICK=1  drop the largest sizes (10^6 and above)
+ *   PARSUM_TEST_FILTER   run only the tests whose names match this cmocka
+ *                        pattern (* and ? wildcards), e.g. for the slow
+ *                        sanitizer runs
  */
 #ifndef PARSUM_TEST_UTIL_H
 #define PARSUM_TEST_UTIL_H
