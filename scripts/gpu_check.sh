@@ -14,6 +14,8 @@
 #                 16-core CPU; tone mapping of a generated HDR image
 #      sortbench  radix sort, segmented sort against CUB at 2^28 / 2^24
 #                 keys, the comparison sort, and the sorts on the 16-core CPU
+#      selbench   select, partition, unique, run-length encoding against CUB
+#                 at 2^28, and on the 16-core CPU at 2^26
 #      segbench   the segmented and keyed benchmarks against CUB at 2^26
 #                 (every segment distribution), and on the 16-core CPU
 #   4. sanitize   compute-sanitizer memcheck and racecheck on reduced test
@@ -195,6 +197,13 @@ if want sortbench; then
         --threads 16
     run bench_cpu_sort_2e28 30 180 "$PARSUM" bench sort --backend cpu \
         --n 2^28 --threads 16
+fi
+if want selbench; then
+    for w in select partition unique rle; do
+        run "bench_$w" 20 90 "$PARSUM" bench "$w" --backend cuda --n 2^28
+        run "bench_cpu_$w" 20 90 "$PARSUM" bench "$w" --backend cpu \
+            --n 2^26 --threads 16
+    done
 fi
 if want segbench; then
     for w in segscan segreduce scanbykey reducebykey; do
