@@ -190,6 +190,50 @@ typedef struct parsum__sort_args {
     size_t num_segments;
 } parsum__sort_args;
 
+/* Arguments of the backend's comparison-sort slots (parsum_sort_custom;
+ * the round loop that calls them is src/sort/quicksort.c). A round works on
+ * nseg "active" segments: segment s is the len = act_off[s + 1] -
+ * act_off[s] (> 1) elements at src[start[s] ..]; laid end to end they are
+ * the m = act_off[nseg] active elements, element j of which is "active
+ * index" j. Every array lives in the context's space.
+ *   qsort_classify: pivot[s] = the position (in src) of the median under
+ *     cmp of the three positions sample[3s .. 3s+2] (ties: any of the
+ *     equal ones); then for each active index j, with x its element and p
+ *     its segment's pivot: cnt[j] = 2^32 if x < p, 1 if neither x < p nor
+ *     p < x, else 0; wide (cnt_eq != NULL): cnt[j] = [x < p] and
+ *     cnt_eq[j] = [x == p] instead.
+ *   (the core then makes cnt, and cnt_eq, inclusive segmented sums)
+ *   qsort_scatter: the stable three-way split. With L and E the segment's
+ *     totals of less and equal elements (packed: high and low 32 bits),
+ *     moves the less elements to dst[start ..], the equal ones to
+ *     fin[start + L ..] and the greater ones to dst[start + L + E ..], each
+ *     group in input order; writes totals[2s] = L, totals[2s + 1] = E.
+ *     dst != src; fin is dst, src (then the equal elements may be written
+ *     only once every read of src is done) or a third buffer.
+ *   qsort_finish: sorts each part k (src[parts[2k] ..], parts[2k + 1] <=
+ *     PARSUM__QSORT_SMALL elements) stably by cmp into the same positions
+ *     of dst; dst may be src (in place). start, act_off, nseg unused. */
+#define PARSUM__QSORT_SMALL 32
+
+typedef struct parsum__qsort_args {
+    const char *fn;
+    const parsum_comparator *cmp;
+    const void *src;
+    void *dst;
+    void *fin;
+    const uint64_t *start;
+    const uint64_t *act_off;
+    const uint64_t *sample;
+    size_t nseg;
+    size_t m;
+    uint64_t *pivot;
+    uint64_t *cnt;
+    uint64_t *cnt_eq;
+    uint64_t *totals;
+    const uint64_t *parts;
+    size_t nparts;
+} parsum__qsort_args;
+
 /* One backend = one table. A NULL slot means "not supported here" and the
  * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
 typedef struct parsum__backend {
@@ -274,6 +318,13 @@ typedef struct parsum__backend {
                           const struct parsum__sort_args *a);
     parsum_status (*segmented_sort)(parsum_context *ctx,
                                     const struct parsum__sort_args *a);
+    /* Comparison sort: see parsum__qsort_args. */
+    parsum_status (*qsort_classify)(parsum_context *ctx,
+                                    const struct parsum__qsort_args *a);
+    parsum_status (*qsort_scatter)(parsum_context *ctx,
+                                   const struct parsum__qsort_args *a);
+    parsum_status (*qsort_finish)(parsum_context *ctx,
+                                  const struct parsum__qsort_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);
