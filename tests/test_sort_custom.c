@@ -19,7 +19,8 @@
  *   rounds   rounds and comparisons stay within O(log n) and O(n log n)
  *            for every order; all equal takes one round; the same for 1,
  *            2 and 3 threads, and on a GPU the same rounds as on the CPU
- *   errors   every error parsum.h lists for parsum_sort_custom.
+ *   errors   every error parsum.h lists for parsum_sort_custom
+ *   huge     2^31 + 4321 bytes on a GPU (PARSUM_TEST_SORT_HUGE=1).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
@@ -387,6 +388,70 @@ static void test_rounds(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- more than 2^31 elements -------------------------------------------- */
+
+/* n = 2^31 + 4321 one-byte keys (a GPU only: the CPU callback would take
+ * minutes; PARSUM_TEST_SORT_HUGE=1, CTest label "huge"). Every offset and
+ * count on the path must be 64-bit; checked by the order and the number of
+ * each byte value, block by block. Needs about 22 GB of context memory
+ * (the elements, their copy and 8 bytes of counts each). */
+#define HUGE_N (((size_t)1 << 31) + 4321)
+#define HUGE_BLOCK ((size_t)64 << 20)
+
+static int u8_less(const void *a, const void *b, void *user)
+{
+    (void)user;
+    return *(const unsigned char *)a < *(const unsigned char *)b;
+}
+
+static void test_huge(void **state)
+{
+    (void)state;
+    const char *on = getenv("PARSUM_TEST_SORT_HUGE");
+    if (on == NULL || strcmp(on, "1") != 0 ||
+        tu_backend != PARSUM_BACKEND_CUDA)
+        skip();
+    void *d = NULL;
+    if (parsum_alloc(tu_ctx, &d, HUGE_N) != PARSUM_OK)
+        skip();
+    unsigned char *blk = tu_malloc(HUGE_BLOCK);
+    uint64_t count[256] = {0};
+    tu_rng r = tu_rng_for(0x4a9f, 0, 0, tu_seed);
+    for (size_t off = 0; off < HUGE_N; off += HUGE_BLOCK) {
+        size_t len = HUGE_N - off < HUGE_BLOCK ? HUGE_N - off : HUGE_BLOCK;
+        for (size_t i = 0; i < len; i++) {
+            blk[i] = (unsigned char)tu_next(&r);
+            count[blk[i]]++;
+        }
+        tu_upload((char *)d + off, blk, len);
+    }
+    parsum_comparator c = {1, u8_less, NULL, "", "unsigned char",
+                           "return a < b;", NULL};
+    parsum__qsort_stats s;
+    TU_OK(parsum__quicksort(tu_ctx, "test", d, d, HUGE_N, &c, &s));
+    printf("  n = %zu: %zu rounds\n", HUGE_N, s.rounds);
+    size_t failures = 0;
+    unsigned prev = 0;
+    for (size_t off = 0; off < HUGE_N; off += HUGE_BLOCK) {
+        size_t len = HUGE_N - off < HUGE_BLOCK ? HUGE_N - off : HUGE_BLOCK;
+        tu_download(blk, (char *)d + off, len);
+        for (size_t i = 0; i < len; i++) {
+            if (blk[i] < prev && failures++ < TU_MAX_REPORTS)
+                printf("  element %zu (%u) after %u\n", off + i, blk[i],
+                       prev);
+            prev = blk[i];
+            count[blk[i]]--;
+        }
+    }
+    for (int v = 0; v < 256; v++)
+        if (count[v] != 0)
+            tu_report(&failures, "  value %d: %lld elements too many\n", v,
+                      -(long long)count[v]);
+    parsum_free(tu_ctx, d);
+    free(blk);
+    assert_int_equal(failures, 0);
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 static int always_less(const void *a, const void *b, void *user)
@@ -469,7 +534,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_records),    cmocka_unit_test(test_strings),
     cmocka_unit_test(test_points),     cmocka_unit_test(test_elem_sizes),
     cmocka_unit_test(test_wide),       cmocka_unit_test(test_rounds),
-    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_errors),     cmocka_unit_test(test_huge),
 };
 
 int main(void)
