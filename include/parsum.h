@@ -1154,14 +1154,16 @@ typedef struct parsum_comparator {
  * keys radix sort cannot order (structs, strings by index). The iterative
  * quicksort of the notes: every round splits all unfinished partitions at
  * once, each around its own pivot (the median of three elements drawn at
- * random from a fixed seed), into "less", "equal" and "greater" parts by
- * segmented scans (a stable three-way split, which makes the sort stable);
- * the equal part is finished at once, and parts of at most 32 elements
- * are finished by a stable binary insertion sort. out may be in (in
- * place). Expected O(n log n) comparisons and O(log n) rounds whatever the
- * input order (all equal: one round); the pivots, and so the result and
- * its cost, are the same every run (an input crafted against the fixed
- * seed can still make the rounds linear).
+ * random from a fixed seed), into the elements less than it and the rest
+ * by segmented scans (a stable split, which makes the sort stable); when
+ * nothing is less, the next round takes the elements equal to that pivot
+ * out as finished (one comparison per element and round either way).
+ * Parts of at most 32 elements are finished by a stable binary insertion
+ * sort. out may be in (in place). Expected O(n log n) comparisons (about
+ * 1.1 n log2 n for distinct keys) and O(log n) rounds whatever the input
+ * order (all equal: two rounds); the pivots, and so the result and its
+ * cost, are the same every run (an input crafted against the fixed seed
+ * can still make the rounds linear).
  * Memory: the context's space; scratch of n * elem_size + 8 n bytes
  * (16 n while a partition holds 2^32 elements or more). On a CUDA context
  * each round reads its partition sizes back to the host, so the call

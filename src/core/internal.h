@@ -196,12 +196,17 @@ typedef struct parsum__sort_args {
  * act_off[s] (> 1) elements at src[start[s] ..]; laid end to end they are
  * the m = act_off[nseg] active elements, element j of which is "active
  * index" j. Every array lives in the context's space.
- *   qsort_classify: pivot[s] = the position (in src) of the median under
- *     cmp of the three positions sample[3s .. 3s+2] (ties: any of the
- *     equal ones); then for each active index j, with x its element and p
- *     its segment's pivot: cnt[j] = 2^32 if x < p, 1 if neither x < p nor
- *     p < x, else 0; wide (cnt_eq != NULL): cnt[j] = [x < p] and
- *     cnt_eq[j] = [x == p] instead.
+ *   qsort_classify: first each segment's pivot p, copied to pivots[s]
+ *     (nseg values of elem_size bytes): with reuse[s] == UINT64_MAX, the
+ *     median under cmp of src[sample[3s]], src[sample[3s + 1]],
+ *     src[sample[3s + 2]] (ties: any of the equal ones), and the segment
+ *     is split "less than p or not"; otherwise p = prev_pivots[reuse[s]]
+ *     (the previous round's pivot of the same elements, none of which was
+ *     less than it), and the segment is split "equal to p or greater".
+ *     Then for each active index j, with x its element: cnt[j] = 2^32 if
+ *     x < p (less), 1 if x is equal (reused pivot, not p < x), else 0; wide
+ *     (cnt_eq != NULL): cnt[j] = [less] and cnt_eq[j] = [equal] instead.
+ *     One comparison per element either way.
  *   (the core then makes cnt, and cnt_eq, inclusive segmented sums)
  *   qsort_scatter: the stable three-way split. With L and E the segment's
  *     totals of less and equal elements (packed: high and low 32 bits),
@@ -224,9 +229,11 @@ typedef struct parsum__qsort_args {
     const uint64_t *start;
     const uint64_t *act_off;
     const uint64_t *sample;
+    const uint64_t *reuse;
     size_t nseg;
     size_t m;
-    uint64_t *pivot;
+    const void *prev_pivots;
+    void *pivots;
     uint64_t *cnt;
     uint64_t *cnt_eq;
     uint64_t *totals;

@@ -65,6 +65,11 @@ static void pivot_body(void *arg, size_t s)
     size_t es = a->cmp->elem_size;
     parsum_less_fn less = a->cmp->less;
     void *user = a->cmp->user;
+    char *to = (char *)a->pivots + s * es;
+    if (a->reuse[s] != UINT64_MAX) {
+        memcpy(to, (const char *)a->prev_pivots + a->reuse[s] * es, es);
+        return;
+    }
     uint64_t x = a->sample[3 * s], y = a->sample[3 * s + 1],
              z = a->sample[3 * s + 2];
     if (less(src + y * es, src + x * es, user)) {
@@ -75,7 +80,7 @@ static void pivot_body(void *arg, size_t s)
     /* Now x <= y; the median is y unless z is below it. */
     if (less(src + z * es, src + y * es, user))
         y = less(src + z * es, src + x * es, user) ? x : z;
-    a->pivot[s] = y;
+    memcpy(to, src + y * es, es);
 }
 
 static void classify_body(void *arg, size_t b)
@@ -91,11 +96,12 @@ static void classify_body(void *arg, size_t b)
         j1 = a->m;
     for (size_t s = seg_of(off, a->nseg, j); j < j1; s++) {
         uint64_t end = off[s + 1] < j1 ? off[s + 1] : j1;
-        const char *p = src + a->pivot[s] * es;
+        const char *p = (const char *)a->pivots + s * es;
         const char *x = src + (a->start[s] + (j - off[s])) * es;
+        bool eq_split = a->reuse[s] != UINT64_MAX;
         for (; j < end; j++, x += es) {
-            bool lt = less(x, p, user) != 0;
-            bool eq = !lt && !less(p, x, user);
+            bool lt = !eq_split && less(x, p, user);
+            bool eq = eq_split && !less(p, x, user);
             if (a->cnt_eq != NULL) {
                 a->cnt[j] = lt;
                 a->cnt_eq[j] = eq;

@@ -249,9 +249,11 @@ parsum_status prepare(parsum_context *ctx, const parsum__qsort_args *a,
     k->start = u64p(a->start);
     k->act_off = u64p(a->act_off);
     k->sample = u64p(a->sample);
+    k->reuse = u64p(a->reuse);
     k->nseg = a->nseg;
     k->m = a->m;
-    k->pivot = u64p(a->pivot);
+    k->prev_pivots = a->prev_pivots;
+    k->pivots = a->pivots;
     k->cnt = u64p(a->cnt);
     k->cnt_eq = u64p(a->cnt_eq);
     k->totals = u64p(a->totals);

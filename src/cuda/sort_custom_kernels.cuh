@@ -30,9 +30,11 @@ struct args {
     const u64 *start;
     const u64 *act_off;
     const u64 *sample;
+    const u64 *reuse;
     u64 nseg;
     u64 m;
-    u64 *pivot;
+    const void *prev_pivots;
+    void *pivots;
     u64 *cnt;
     u64 *cnt_eq;
     u64 *totals;
@@ -76,13 +78,20 @@ __device__ __forceinline__ void for_active(const args &a, Body body)
     }
 }
 
+const u64 NO_REUSE = ~0ull;
+
 template <class T, class Less>
 __global__ void pivot_kernel(args a)
 {
     const T *src = static_cast<const T *>(a.src);
+    T *piv = static_cast<T *>(a.pivots);
     Less less;
     for (u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x; s < a.nseg;
          s += (u64)gridDim.x * blockDim.x) {
+        if (a.reuse[s] != NO_REUSE) {
+            piv[s] = static_cast<const T *>(a.prev_pivots)[a.reuse[s]];
+            continue;
+        }
         u64 x = a.sample[3 * s], y = a.sample[3 * s + 1],
             z = a.sample[3 * s + 2];
         if (less(src[y], src[x], a.user)) {
@@ -92,7 +101,7 @@ __global__ void pivot_kernel(args a)
         }
         if (less(src[z], src[y], a.user))
             y = less(src[z], src[x], a.user) ? x : z;
-        a.pivot[s] = y;
+        piv[s] = src[y];
     }
 }
 
@@ -103,9 +112,10 @@ __global__ void classify_kernel(args a)
     Less less;
     for_active(a, [&](u64 j, u64 s) {
         const T x = src[a.start[s] + (j - a.act_off[s])];
-        const T p = src[a.pivot[s]];
-        bool lt = less(x, p, a.user);
-        bool eq = !lt && !less(p, x, a.user);
+        const T p = static_cast<const T *>(a.pivots)[s];
+        const bool eq_split = a.reuse[s] != NO_REUSE;
+        bool lt = !eq_split && less(x, p, a.user);
+        bool eq = eq_split && !less(p, x, a.user);
         if (a.cnt_eq != nullptr) {
             a.cnt[j] = lt;
             a.cnt_eq[j] = eq;

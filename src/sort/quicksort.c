@@ -7,27 +7,33 @@
  * One round, over the m elements of the nseg active partitions laid end to
  * end (internal.h, parsum__qsort_args):
  *   1. qsort_classify  each partition takes the median of three positions
- *                      drawn here from a fixed seed as its pivot; every
- *                      element is classed less / equal / greater than it,
- *                      as a 0/1 count packed in a u64 (less in the high
- *                      half, equal in the low one)
+ *                      drawn here from a fixed seed as its pivot, and each
+ *                      element is classed "less than it or not" with one
+ *                      comparison, as a 0/1 count packed in a u64 (less in
+ *                      the high half, equal in the low one)
  *   2. seg_scan        inclusive segmented sums of those counts (the
  *                      backend's own segmented scan, CSR offsets): the
  *                      rank of each element within its class and partition
  *   3. qsort_scatter   the stable three-way split: less, then equal, then
  *                      greater, each in input order
- *   4. here            the equal part is done (it went straight to out);
- *                      less and greater parts of at most
- *                      PARSUM__QSORT_SMALL elements go to
+ *   4. here            parts of at most PARSUM__QSORT_SMALL elements go to
  *   5. qsort_finish    a stable small sort into out; larger ones are the
  *                      next round's partitions.
- * A stable split and a stable finishing sort make a stable sort. The equal
- * part always holds the pivot, so every partition shrinks each round; with
- * random pivots the expected number of rounds is O(log n) and the expected
- * comparisons O(n log n), whatever the input order (sorted, reversed, all
- * equal: one round). The seed is fixed, so the pivots, the rounds and the
- * result are the same every run; an input built against this seed can
- * still make the rounds linear (as for any quicksort with known pivots).
+ * Duplicates: a split with nothing less than the pivot means the pivot is
+ * the partition's smallest value. The next round then splits the same
+ * partition "equal to that pivot or greater", again with one comparison
+ * per element; the equal part is done (it goes straight to out). That is
+ * pdqsort's answer to many equal keys, and it keeps every element at one
+ * comparison per round where a three-way split would need two for half of
+ * them (about 1.2 n log2 n comparisons for distinct keys instead of 1.8).
+ * A stable split and a stable finishing sort make a stable sort. A
+ * partition shrinks at least every second round (an "equal" round keeps
+ * the pivot's own element at least); with random pivots the expected
+ * number of rounds is O(log n) and the expected comparisons O(n log n),
+ * whatever the input order (sorted, reversed; all equal: two rounds). The
+ * seed is fixed, so the pivots, the rounds and the result are the same
+ * every run; an input built against this seed can still make the rounds
+ * linear (as for any quicksort with known pivots).
  *
  * Partitions of 2^32 or more elements overflow a packed count; rounds that
  * have one keep the less and equal counts in two arrays and scan twice
@@ -57,8 +63,9 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* One partition list: start[nseg], off[nseg + 1] and sample[3 * nseg]
- * packed one after the other, so one copy moves all three. */
+/* One partition list: start[nseg], off[nseg + 1], sample[3 * nseg] and
+ * reuse[nseg] (internal.h) packed one after the other, so one copy moves
+ * them all. */
 typedef struct seg_list {
     uint64_t *base;
     size_t nseg;
@@ -70,7 +77,13 @@ static uint64_t *list_sample(const seg_list *l)
 {
     return l->base + 2 * l->nseg + 1;
 }
-static size_t list_words(size_t nseg) { return 5 * nseg + 1; }
+static uint64_t *list_reuse(const seg_list *l)
+{
+    return l->base + 5 * l->nseg + 1;
+}
+static size_t list_words(size_t nseg) { return 6 * nseg + 1; }
+
+#define NO_REUSE UINT64_MAX
 
 typedef struct plan {
     parsum_context *ctx;
@@ -79,11 +92,12 @@ typedef struct plan {
     size_t n, es, maxseg;
     bool force_wide;
     void *ctx_block;  /* context space: tmp, cnt, cnt_eq, seg, ... */
-    uint64_t *host;   /* host: two lists, totals, parts */
+    uint64_t *host;   /* host: two lists, totals, parts, next's columns */
     void *tmp;
-    uint64_t *cnt, *cnt_eq, *seg_d, *pivot, *totals_d, *parts_d;
+    uint64_t *cnt, *cnt_eq, *seg_d, *totals_d, *parts_d;
+    void *pivots[2]; /* pivot values of even and odd rounds */
     seg_list cur, next;
-    uint64_t *totals, *parts;
+    uint64_t *totals, *parts, *next_len, *next_reuse;
 } plan;
 
 static parsum_status overflow(plan *p)
@@ -109,16 +123,18 @@ static parsum_status plan_alloc(plan *p)
 {
     size_t n = p->n, ms = p->maxseg, words = list_words(ms);
     bool wide = p->force_wide || n > UINT32_MAX;
-    size_t tmp_b, cnt_b, total = 0, at[7];
+    size_t tmp_b, cnt_b, total = 0, at[8];
+    /* maxseg <= n / 33: pivot values fit in size_t when tmp does. */
     if (!parsum__mul_size(n, p->es, &tmp_b) ||
         !parsum__mul_size(n, sizeof(uint64_t), &cnt_b) ||
         !take(&total, tmp_b, &at[0]) || !take(&total, cnt_b, &at[1]) ||
         !take(&total, wide ? cnt_b : 0, &at[2]) ||
-        !take(&total, words * 8, &at[3]) || !take(&total, ms * 8, &at[4]) ||
-        !take(&total, ms * 16, &at[5]) || !take(&total, ms * 32, &at[6]))
+        !take(&total, words * 8, &at[3]) ||
+        !take(&total, ms * p->es, &at[4]) ||
+        !take(&total, ms * p->es, &at[5]) ||
+        !take(&total, ms * 16, &at[6]) || !take(&total, ms * 32, &at[7]))
         return overflow(p);
-    /* maxseg <= n / 33, so the host words below cannot overflow. */
-    p->host = parsum__host_alloc((2 * words + 6 * ms) * sizeof(uint64_t));
+    p->host = parsum__host_alloc((2 * words + 8 * ms) * sizeof(uint64_t));
     if (p->host == NULL)
         return parsum__fail(p->ctx, PARSUM_ERR_OUT_OF_MEMORY,
                             "%s: out of host memory for %zu partitions",
@@ -134,13 +150,16 @@ static parsum_status plan_alloc(plan *p)
     p->cnt = (uint64_t *)(b + at[1]);
     p->cnt_eq = wide ? (uint64_t *)(b + at[2]) : NULL;
     p->seg_d = (uint64_t *)(b + at[3]);
-    p->pivot = (uint64_t *)(b + at[4]);
-    p->totals_d = (uint64_t *)(b + at[5]);
-    p->parts_d = (uint64_t *)(b + at[6]);
+    p->pivots[0] = b + at[4];
+    p->pivots[1] = b + at[5];
+    p->totals_d = (uint64_t *)(b + at[6]);
+    p->parts_d = (uint64_t *)(b + at[7]);
     p->cur.base = p->host;
     p->next.base = p->host + words;
     p->totals = p->host + 2 * words;
     p->parts = p->totals + 2 * ms;
+    p->next_len = p->parts + 4 * ms;
+    p->next_reuse = p->next_len + ms;
     return PARSUM_OK;
 }
 
@@ -202,13 +221,16 @@ static parsum_status upload_list(plan *p, uint64_t round, bool *wide)
                                 PARSUM_COPY_HOST_TO_CONTEXT);
 }
 
-/* Appends part [b, b + len) to the next list or to the small parts. */
-static void add_part(plan *p, uint64_t b, uint64_t len, size_t *nparts)
+/* Appends part [b, b + len) to the next list (reuse: internal.h) or to
+ * the small parts. */
+static void add_part(plan *p, uint64_t b, uint64_t len, uint64_t reuse,
+                     size_t *nparts)
 {
     if (len > SMALL) {
         seg_list *nx = &p->next;
-        nx->base[nx->nseg] = b;            /* start, packed later */
-        nx->base[p->maxseg + nx->nseg] = len; /* length, for now */
+        nx->base[nx->nseg] = b; /* the starts are the list's first column */
+        p->next_len[nx->nseg] = len;
+        p->next_reuse[nx->nseg] = reuse;
         nx->nseg++;
     } else if (len > 0) {
         p->parts[2 * *nparts] = b;
@@ -223,27 +245,34 @@ static parsum_status next_list(plan *p, size_t *nparts)
 {
     const seg_list *l = &p->cur;
     const uint64_t *start = list_start(l), *off = list_off(l);
+    const uint64_t *reuse = list_reuse(l);
     p->next.nseg = 0;
     *nparts = 0;
     for (size_t s = 0; s < l->nseg; s++) {
         uint64_t len = off[s + 1] - off[s];
         uint64_t lt = p->totals[2 * s], eq = p->totals[2 * s + 1];
-        /* A pivot is equal to itself under a strict weak order. */
-        if (eq == 0 || lt + eq > len)
+        /* Under a strict weak order a pivot is not less than itself, so a
+         * "less" split leaves it out of the less part and an "equal" split
+         * finds it equal. */
+        bool eq_split = reuse[s] != NO_REUSE;
+        if (lt + eq > len || (eq_split ? eq == 0 : lt == len))
             return parsum__fail(p->ctx, PARSUM_ERR_INVALID_ARGUMENT,
                                 "%s: cmp is not a strict weak order (a "
                                 "pivot compared less than itself)",
                                 p->fn);
-        add_part(p, start[s], lt, nparts);
-        add_part(p, start[s] + lt + eq, len - lt - eq, nparts);
+        if (!eq_split && lt == 0) { /* the pivot is the smallest value */
+            add_part(p, start[s], len, s, nparts);
+            continue;
+        }
+        add_part(p, start[s], lt, NO_REUSE, nparts);
+        add_part(p, start[s] + lt + eq, len - lt - eq, NO_REUSE, nparts);
     }
-    /* Pack: starts stay, lengths become offsets after them. */
     seg_list *nx = &p->next;
     uint64_t *noff = list_off(nx), acc = 0;
     for (size_t s = 0; s < nx->nseg; s++) {
-        uint64_t len = nx->base[p->maxseg + s];
         noff[s] = acc;
-        acc += len;
+        acc += p->next_len[s];
+        list_reuse(nx)[s] = p->next_reuse[s];
     }
     noff[nx->nseg] = acc;
     return PARSUM_OK;
@@ -271,9 +300,12 @@ static parsum_status round_once(plan *p, uint64_t round, const void *src,
     a.start = p->seg_d;
     a.act_off = p->seg_d + nseg;
     a.sample = p->seg_d + 2 * nseg + 1;
+    a.reuse = p->seg_d + 5 * nseg + 1;
     a.nseg = nseg;
     a.m = list_off(&p->cur)[nseg];
-    a.pivot = p->pivot;
+    /* reuse indices point into the previous round's pivots. */
+    a.pivots = p->pivots[round & 1];
+    a.prev_pivots = p->pivots[(round + 1) & 1];
     a.cnt = p->cnt;
     a.cnt_eq = wide ? p->cnt_eq : NULL;
     a.totals = p->totals_d;
@@ -305,6 +337,7 @@ static parsum_status run_rounds(plan *p, const void *in, void *out,
     list_start(&p->cur)[0] = 0;
     list_off(&p->cur)[0] = 0;
     list_off(&p->cur)[1] = p->n;
+    list_reuse(&p->cur)[0] = NO_REUSE;
     const void *src = in;
     for (uint64_t round = 0; p->cur.nseg > 0; round++) {
         /* out and tmp take turns; in is only ever read. */
