@@ -8,8 +8,10 @@
  *   strings  u32 indices into a table of 2^16 strings of 4 to 15 letters
  *            from a 4-letter alphabet, compared with strcmp (long common
  *            prefixes: costly comparisons through an indirection)
- * Prints, per order, the median time of --reps runs, Melem/s, comparisons
- * per element and Mcomparisons/s, and checks every output against the
+ * Prints, per order, the median wall time of the runs, Melem/s,
+ * comparisons per element, Mcomparisons/s and the median CPU time of the
+ * process (all threads: the work, which a loaded machine does not
+ * inflate as it does the wall time), and checks every output against the
  * reference.
  *
  *   parsum_bench_sort_custom [n (default 2^22)] [reps (default 3)]
@@ -80,11 +82,21 @@ static uint64_t rng(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double now(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
+}
+
+static double cpu_now(void)
+{
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -126,7 +138,8 @@ static void bench(const char *what, parsum_context *ctx, const void *in,
     size_t bytes = n * c->elem_size;
     void *want = malloc(bytes), *got = malloc(bytes);
     double *t = malloc((size_t)reps * sizeof *t);
-    if (want == NULL || got == NULL || t == NULL) {
+    double *cpu = malloc((size_t)reps * sizeof *cpu);
+    if (want == NULL || got == NULL || t == NULL || cpu == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
@@ -142,19 +155,25 @@ static void bench(const char *what, parsum_context *ctx, const void *in,
         /* qsort is not stable: only the keys' order can be checked, and
          * the reference's keys are that order. */
         int ok = memcmp(got, want, bytes) == 0;
-        for (int r = 0; r < reps; r++)
+        for (int r = 0; r < reps; r++) {
+            double c0 = cpu_now();
             t[r] = run(who, ctx, in, got, n, c, cmp3);
+            cpu[r] = cpu_now() - c0;
+        }
         qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        qsort(cpu, (size_t)reps, sizeof *cpu, cmp_double);
         double med = t[reps / 2];
-        printf("  %-20s %8.1f ms  %7.2f Melem/s  %6.2f cmp/elem  %7.1f "
-               "Mcmp/s  %s\n",
+        printf("  %-20s %8.1f ms  %6.2f Melem/s  %6.2f cmp/elem  %6.1f "
+               "Mcmp/s  CPU %8.1f ms  %s\n",
                names[who], 1e3 * med, (double)n / med / 1e6,
                (double)cc / (double)n, (double)cc / med / 1e6,
+               1e3 * cpu[reps / 2],
                ok ? "same as reference" : "DIFFERS from the stable reference");
     }
     free(want);
     free(got);
     free(t);
+    free(cpu);
 }
 
 int main(int argc, char **argv)

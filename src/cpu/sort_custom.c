@@ -159,13 +159,15 @@ static void scatter_body(void *arg, size_t b)
         for (; j < end; j++, x += es) {
             uint64_t lt, eq;
             counts_at(a, j, &lt, &eq);
-            if (lt != plt)
-                copy_elem(dst + (base + lt - 1) * es, x, es);
-            else if (eq != peq)
-                copy_elem(eq_to + (base + tl + eq - 1) * es, x, es);
-            else
-                copy_elem(dst + (base + tl + te + (j - first - lt - eq)) * es,
-                          x, es);
+            /* Selects, not branches: the class is as unpredictable as the
+             * data, and a mispredicted branch per element costs more than
+             * the move. */
+            uint64_t pos = base + tl + te + (j - first - lt - eq);
+            char *to = dst;
+            pos = eq != peq ? base + tl + eq - 1 : pos;
+            to = eq != peq ? eq_to : to;
+            pos = lt != plt ? base + lt - 1 : pos;
+            copy_elem(to + pos * es, x, es);
             plt = lt;
             peq = eq;
         }
