@@ -14,6 +14,11 @@
  * inflate as it does the wall time), and checks every output against the
  * reference.
  *
+ * Where a CUDA device is present, the same two sorts also run on it
+ * (the orders as CUDA source, the string table in device memory through
+ * cuda_user; the first call, which compiles the order, is left out of the
+ * timing), checked against the reference too.
+ *
  *   parsum_bench_sort_custom [n (default 2^22)] [reps (default 3)]
  * Threads: OMP_NUM_THREADS (default all).
  */
@@ -131,6 +136,54 @@ static double run(int who, parsum_context *ctx, const void *in, void *out,
     return now() - t0;
 }
 
+/* The sorts on a GPU: wall time (the call waits for the sort) of device
+ * data, median of reps after one untimed call. */
+static void bench_gpu(const char *what, const void *in, size_t n,
+                      const parsum_comparator *c, int reps)
+{
+    parsum_context *g = NULL;
+    if (parsum_context_create(&g, PARSUM_BACKEND_CUDA) != PARSUM_OK)
+        return;
+    size_t bytes = n * c->elem_size;
+    void *din = NULL, *dout = NULL;
+    unsigned char *want = malloc(bytes), *got = malloc(bytes);
+    double *t = malloc((size_t)reps * sizeof *t);
+    parsum_status st = want && got && t ? PARSUM_OK : PARSUM_ERR_OUT_OF_MEMORY;
+    if (st == PARSUM_OK)
+        st = parsum_alloc(g, &din, bytes);
+    if (st == PARSUM_OK)
+        st = parsum_alloc(g, &dout, bytes);
+    if (st == PARSUM_OK)
+        st = parsum_copy(g, din, in, bytes, PARSUM_COPY_HOST_TO_CONTEXT);
+    if (st == PARSUM_OK)
+        st = parsum_sort_custom(g, din, dout, n, c);
+    for (int r = 0; st == PARSUM_OK && r < reps; r++) {
+        double t0 = now();
+        st = parsum_sort_custom(g, din, dout, n, c);
+        t[r] = now() - t0;
+    }
+    if (st == PARSUM_OK)
+        st = parsum_copy(g, got, dout, bytes, PARSUM_COPY_CONTEXT_TO_HOST);
+    if (st != PARSUM_OK) {
+        printf("  GPU: %s: %s\n", parsum_status_name(st), parsum_last_error(g));
+    } else {
+        parsum__ref_sort_custom(in, want, n, c);
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        printf("  %-20s %8.1f ms  %6.2f Melem/s  %s (GPU: %s)\n",
+               names[PARSUM], 1e3 * t[reps / 2], (double)n / t[reps / 2] / 1e6,
+               memcmp(want, got, bytes) == 0
+                   ? "same as reference"
+                   : "DIFFERS from the stable reference",
+               what);
+    }
+    parsum_free(g, din);
+    parsum_free(g, dout);
+    parsum_context_destroy(g);
+    free(want);
+    free(got);
+    free(t);
+}
+
 static void bench(const char *what, parsum_context *ctx, const void *in,
                   size_t n, const parsum_comparator *c,
                   int (*cmp3)(const void *, const void *), int reps)
@@ -201,12 +254,34 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)(rng(&s) % NSTR);
-    parsum_comparator rc = {sizeof(record), rec_less, NULL, NULL, NULL, NULL,
+    parsum_comparator rc = {sizeof(record), rec_less, NULL,
+                            "struct Rec { unsigned long long key, tag; };",
+                            "Rec", "return a.key < b.key;", NULL};
+    parsum_comparator sc = {4, str_less, NULL, "", "unsigned",
+                            "const char *s = (const char *)user + a * 16ull;\n"
+                            "const char *t = (const char *)user + b * 16ull;\n"
+                            "while (*s != 0 && *s == *t) { ++s; ++t; }\n"
+                            "return (unsigned char)*s < (unsigned char)*t;",
                             NULL};
-    parsum_comparator sc = {4, str_less, NULL, NULL, NULL, NULL, NULL};
     bench("records by a u64 key", ctx, recs, n, &rc, rec_cmp3, reps);
+    bench_gpu("records by a u64 key", recs, n, &rc, reps);
     bench("u32 indices into a string table, strcmp", ctx, idx, n, &sc,
           str_cmp3, reps);
+    parsum_context *g = NULL;
+    void *dtable = NULL;
+    if (parsum_context_create(&g, PARSUM_BACKEND_CUDA) == PARSUM_OK &&
+        parsum_alloc(g, &dtable, sizeof table) == PARSUM_OK &&
+        parsum_copy(g, dtable, table, sizeof table,
+                    PARSUM_COPY_HOST_TO_CONTEXT) == PARSUM_OK) {
+        /* The table lives on with g's allocation while bench_gpu's own
+         * context reads it (same device). */
+        sc.cuda_user = dtable;
+        bench_gpu("strings by index", idx, n, &sc, reps);
+    }
+    if (g != NULL) {
+        parsum_free(g, dtable);
+        parsum_context_destroy(g);
+    }
     free(recs);
     free(idx);
     parsum_context_destroy(ctx);
