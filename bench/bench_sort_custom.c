@@ -20,7 +20,10 @@
  * timing), checked against the reference too.
  *
  *   parsum_bench_sort_custom [n (default 2^22)] [reps (default 3)]
- * Threads: OMP_NUM_THREADS (default all).
+ * Threads: OMP_NUM_THREADS (default all). A sort runs a few parallel
+ * regions per round with host work between them; on a machine whose cores
+ * are busy with other work, set OMP_WAIT_POLICY=PASSIVE (as the tests do),
+ * or libgomp's spinning workers take the core that work needs.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
