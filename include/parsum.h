@@ -1153,17 +1153,34 @@ typedef struct parsum_comparator {
 /* parsum_sort_custom: stable comparison sort of n elements by cmp, for
  * keys radix sort cannot order (structs, strings by index). The iterative
  * quicksort of the notes: every round splits all unfinished partitions at
- * once, each around its own pivot, into "less", "equal" and "greater" parts
- * by segmented scans (a stable three-way split, which makes the sort
- * stable); partitions below a small size are finished by a stable
- * insertion-merge sort. out may be in (in place). Expected O(n log n)
- * comparisons (pivots are drawn at random from a fixed seed, so the result
- * and its cost are the same every run), O(log n) rounds.
+ * once, each around its own pivot (the median of three elements drawn at
+ * random from a fixed seed), into the elements less than it and the rest
+ * by segmented scans (a stable split, which makes the sort stable); when
+ * nothing is less, the next round takes the elements equal to that pivot
+ * out as finished (one comparison per element and round either way).
+ * Parts of at most 32 elements are finished by a stable binary insertion
+ * sort. out may be in (in place). Expected O(n log n) comparisons (about
+ * 1.1 n log2 n for distinct keys) and O(log n) rounds whatever the input
+ * order (all equal: two rounds); the pivots, and so the result and its
+ * cost, are the same every run (an input crafted against the fixed seed
+ * can still make the rounds linear).
+ * Memory: the context's space; scratch of n * elem_size + 8 n bytes
+ * (16 n while a partition holds 2^32 elements or more). On a CUDA context
+ * each round reads its partition sizes back to the host, so the call
+ * returns when the sort is done. in and out must be aligned to the CUDA
+ * type (alignof(T)) there.
  * Errors: ctx, cmp NULL, in or out NULL with n > 0
  * (PARSUM_ERR_NULL_POINTER); elem_size 0 or too large, cmp->less NULL on a
- * CPU context, a CUDA field NULL on a CUDA context, in and out partially
- * overlapping (PARSUM_ERR_INVALID_ARGUMENT); PARSUM_ERR_COMPILE for CUDA
- * source that does not compile (the log is in parsum_last_error). */
+ * CPU context, cuda_type_name or cuda_less NULL on a CUDA context
+ * (cuda_type NULL reads as ""), sizeof(T) != elem_size or in / out
+ * misaligned for T (CUDA), in and out partially overlapping, an order
+ * under which an element is less than itself (found when it is a pivot;
+ * out is then unspecified) (PARSUM_ERR_INVALID_ARGUMENT); n * elem_size
+ * overflowing (PARSUM_ERR_OVERFLOW); elem_size above
+ * PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE on a CUDA context
+ * (PARSUM_ERR_UNSUPPORTED); PARSUM_ERR_COMPILE for CUDA source that does
+ * not compile (the log, naming "cuda_type" or "cuda_less" and the line, is
+ * in parsum_last_error). */
 PARSUM_API parsum_status parsum_sort_custom(parsum_context *ctx,
                                             const void *in, void *out,
                                             size_t n,

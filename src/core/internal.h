@@ -190,6 +190,57 @@ typedef struct parsum__sort_args {
     size_t num_segments;
 } parsum__sort_args;
 
+/* Arguments of the backend's comparison-sort slots (parsum_sort_custom;
+ * the round loop that calls them is src/sort/quicksort.c). A round works on
+ * nseg "active" segments: segment s is the len = act_off[s + 1] -
+ * act_off[s] (> 1) elements at src[start[s] ..]; laid end to end they are
+ * the m = act_off[nseg] active elements, element j of which is "active
+ * index" j. Every array lives in the context's space.
+ *   qsort_classify: first each segment's pivot p, copied to pivots[s]
+ *     (nseg values of elem_size bytes): with reuse[s] == UINT64_MAX, the
+ *     median under cmp of src[sample[3s]], src[sample[3s + 1]],
+ *     src[sample[3s + 2]] (ties: any of the equal ones), and the segment
+ *     is split "less than p or not"; otherwise p = prev_pivots[reuse[s]]
+ *     (the previous round's pivot of the same elements, none of which was
+ *     less than it), and the segment is split "equal to p or greater".
+ *     Then for each active index j, with x its element: cnt[j] = 2^32 if
+ *     x < p (less), 1 if x is equal (reused pivot, not p < x), else 0; wide
+ *     (cnt_eq != NULL): cnt[j] = [less] and cnt_eq[j] = [equal] instead.
+ *     One comparison per element either way.
+ *   (the core then makes cnt, and cnt_eq, inclusive segmented sums)
+ *   qsort_scatter: the stable three-way split. With L and E the segment's
+ *     totals of less and equal elements (packed: high and low 32 bits),
+ *     moves the less elements to dst[start ..], the equal ones to
+ *     fin[start + L ..] and the greater ones to dst[start + L + E ..], each
+ *     group in input order; writes totals[2s] = L, totals[2s + 1] = E.
+ *     dst != src; fin is dst, src (then the equal elements may be written
+ *     only once every read of src is done) or a third buffer.
+ *   qsort_finish: sorts each part k (src[parts[2k] ..], parts[2k + 1] <=
+ *     PARSUM__QSORT_SMALL elements) stably by cmp into the same positions
+ *     of dst; dst may be src (in place). start, act_off, nseg unused. */
+#define PARSUM__QSORT_SMALL 32
+
+typedef struct parsum__qsort_args {
+    const char *fn;
+    const parsum_comparator *cmp;
+    const void *src;
+    void *dst;
+    void *fin;
+    const uint64_t *start;
+    const uint64_t *act_off;
+    const uint64_t *sample;
+    const uint64_t *reuse;
+    size_t nseg;
+    size_t m;
+    const void *prev_pivots;
+    void *pivots;
+    uint64_t *cnt;
+    uint64_t *cnt_eq;
+    uint64_t *totals;
+    const uint64_t *parts;
+    size_t nparts;
+} parsum__qsort_args;
+
 /* One backend = one table. A NULL slot means "not supported here" and the
  * core answers PARSUM_ERR_UNSUPPORTED without calling it. */
 typedef struct parsum__backend {
@@ -274,6 +325,13 @@ typedef struct parsum__backend {
                           const struct parsum__sort_args *a);
     parsum_status (*segmented_sort)(parsum_context *ctx,
                                     const struct parsum__sort_args *a);
+    /* Comparison sort: see parsum__qsort_args. */
+    parsum_status (*qsort_classify)(parsum_context *ctx,
+                                    const struct parsum__qsort_args *a);
+    parsum_status (*qsort_scatter)(parsum_context *ctx,
+                                   const struct parsum__qsort_args *a);
+    parsum_status (*qsort_finish)(parsum_context *ctx,
+                                  const struct parsum__qsort_args *a);
     /* Memory of the backend's space. */
     parsum_status (*mem_alloc)(parsum_context *ctx, void **ptr, size_t bytes);
     void (*mem_free)(parsum_context *ctx, void *ptr);

@@ -370,6 +370,14 @@ parsum_status parsum__cpu_tonemap_lum(parsum_context *ctx,
                                       const struct parsum__tonemap_args *a);
 parsum_status parsum__cpu_tonemap_map(parsum_context *ctx,
                                       const struct parsum__tonemap_args *a);
+/* Comparison sort (src/cpu/sort_custom.c). */
+struct parsum__qsort_args;
+parsum_status parsum__cpu_qsort_classify(parsum_context *ctx,
+                                         const struct parsum__qsort_args *a);
+parsum_status parsum__cpu_qsort_scatter(parsum_context *ctx,
+                                        const struct parsum__qsort_args *a);
+parsum_status parsum__cpu_qsort_finish(parsum_context *ctx,
+                                       const struct parsum__qsort_args *a);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@ extern const parsum__cuda_kernels parsum__cuda_kernels_f32[PARSUM_OP_COUNT];
 extern const parsum__cuda_kernels parsum__cuda_kernels_f64[PARSUM_OP_COUNT];
 
 struct parsum__cuda_module; /* a compiled custom operator (custom.cu) */
+struct parsum__cuda_cmp_module; /* a compiled comparator (sort_custom.cu) */
 
 struct parsum__cuda_state {
     int device;           /* CUDA device ordinal */
@@ -61,6 +62,8 @@ struct parsum__cuda_state {
     int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
     parsum__cuda_module *modules; /* custom operators, most recent first */
     int module_count;
+    parsum__cuda_cmp_module *cmp_modules; /* comparators, the same way */
+    int cmp_module_count;
 };
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
@@ -308,8 +311,34 @@ parsum_status parsum__cuda_hist_add_runs(parsum_context *ctx,
                                          void *counts, parsum_dtype count_dtype,
                                          bool accumulate);
 
-/* Unloads every compiled custom operator of st (custom.cu). The caller has
- * made st's device current and synchronized its stream. */
+/* Unloads every compiled custom operator and comparator of st (custom.cu).
+ * The caller has made st's device current and synchronized its stream. */
 void parsum__cuda_modules_free(parsum__cuda_state *st);
+
+/* Run-time compilation shared by custom operators and comparators
+ * (custom.cu): compiles src with NVRTC for the context's device (SASS, or
+ * PTX the driver finishes), loads it into *lib and resolves the count <=
+ * PARSUM__CUDA_MAX_NVRTC_KERNELS name expressions exprs into k. what names
+ * the user's code in a compile error ("the comparator"), which carries
+ * NVRTC's log. */
+#define PARSUM__CUDA_MAX_NVRTC_KERNELS 8
+parsum_status parsum__cuda_nvrtc_load(parsum_context *ctx, const char *src,
+                                      const char *what,
+                                      const char *const *exprs, int count,
+                                      cudaLibrary_t *lib, cudaKernel_t *k);
+/* The value of the extern "C" unsigned long long `name` of lib. */
+parsum_status parsum__cuda_library_u64(parsum_context *ctx, cudaLibrary_t lib,
+                                       const char *name,
+                                       unsigned long long *value);
+
+/* Comparison sort (sort_custom.cu): the slots, and the comparator cache's
+ * teardown (called by parsum__cuda_modules_free). */
+parsum_status parsum__cuda_qsort_classify(parsum_context *ctx,
+                                          const parsum__qsort_args *a);
+parsum_status parsum__cuda_qsort_scatter(parsum_context *ctx,
+                                         const parsum__qsort_args *a);
+parsum_status parsum__cuda_qsort_finish(parsum_context *ctx,
+                                        const parsum__qsort_args *a);
+void parsum__cuda_cmp_modules_free(parsum__cuda_state *st);
 
 #endif /* PARSUM_CUDA_INTERNAL_H */

@@ -19,6 +19,9 @@
  * cuda_type need no __device__) and --fmad=false (no contraction of a * b
  * + c, as in the CPU build). Compiler messages name "cuda_type" or
  * "cuda_combine" and the line within the user's own text.
+ *
+ * The compile-and-load step (parsum__cuda_nvrtc_load) also serves the
+ * comparators of sort_custom.cu, whose cache sits beside this one.
  */
 #include "cuda_internal.h"
 
@@ -181,14 +184,16 @@ parsum_status pick_arch(parsum_context *ctx, char *opt, size_t optlen,
 }
 
 /* Compiles prog's source; on success returns the code image (malloc'ed)
- * and the lowered kernel names (owned by prog). */
+ * and the lowered names of the count kernels exprs (owned by prog). what
+ * names the user's code in a compile error. */
 parsum_status compile_program(parsum_context *ctx, nvrtcProgram prog,
-                              const char *arch, bool cubin, char **image,
-                              const char *lowered[NKERNELS])
+                              const char *arch, bool cubin, const char *what,
+                              const char *const *exprs, int count,
+                              char **image, const char **lowered)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    for (int i = 0; i < NKERNELS; ++i)
-        PARSUM_NVRTC_TRY(ctx, nvrtcAddNameExpression(prog, kernel_exprs[i]));
+    for (int i = 0; i < count; ++i)
+        PARSUM_NVRTC_TRY(ctx, nvrtcAddNameExpression(prog, exprs[i]));
     const char *opts[] = {arch, "-std=c++17",
                           "--device-as-default-execution-space",
                           "--fmad=false", "-DPARSUM_NVRTC=1"};
@@ -204,14 +209,14 @@ parsum_status compile_program(parsum_context *ctx, nvrtcProgram prog,
             log[0] = '\0';
         parsum_status s = parsum__fail(
             ctx, PARSUM_ERR_COMPILE,
-            "%s: NVRTC could not compile the custom operator (%s): %s",
-            st->api, nvrtcGetErrorString(r),
+            "%s: NVRTC could not compile %s (%s): %s", st->api, what,
+            nvrtcGetErrorString(r),
             log != NULL ? log : "(no log)");
         free(log);
         return s;
     }
-    for (int i = 0; i < NKERNELS; ++i)
-        PARSUM_NVRTC_TRY(ctx, nvrtcGetLoweredName(prog, kernel_exprs[i],
+    for (int i = 0; i < count; ++i)
+        PARSUM_NVRTC_TRY(ctx, nvrtcGetLoweredName(prog, exprs[i],
                                                   &lowered[i]));
     size_t size = 0;
     if (cubin)
@@ -230,28 +235,11 @@ parsum_status compile_program(parsum_context *ctx, nvrtcProgram prog,
     return PARSUM_OK;
 }
 
-parsum_status read_global(parsum_context *ctx, cudaLibrary_t lib,
-                          const char *name, unsigned long long *value)
-{
-    void *p = NULL;
-    size_t bytes = 0;
-    PARSUM_CUDA_TRY(ctx, cudaLibraryGetGlobal(&p, &bytes, lib, name));
-    PARSUM_CUDA_TRY(ctx, cudaMemcpy(value, p, sizeof *value,
-                                    cudaMemcpyDeviceToHost));
-    return PARSUM_OK;
-}
-
-/* Loads the image and fills m's kernels and type facts. */
-parsum_status load_module(parsum_context *ctx, const char *image,
-                          const char *const lowered[NKERNELS],
+/* Fills m's kernels (in the order of kernel_exprs) and type facts. */
+parsum_status load_module(parsum_context *ctx, const cudaKernel_t *k,
                           parsum__cuda_module *m)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    PARSUM_CUDA_TRY(ctx, cudaLibraryLoadData(&m->lib, image, NULL, NULL, 0,
-                                             NULL, NULL, 0));
-    cudaKernel_t k[NKERNELS];
-    for (int i = 0; i < NKERNELS; ++i)
-        PARSUM_CUDA_TRY(ctx, cudaLibraryGetKernel(&k[i], m->lib, lowered[i]));
     m->k.scan_fwd = reinterpret_cast<const void *>(k[0]);
     m->k.scan_rev = reinterpret_cast<const void *>(k[1]);
     m->k.reduce = reinterpret_cast<const void *>(k[2]);
@@ -261,9 +249,10 @@ parsum_status load_module(parsum_context *ctx, const char *image,
     m->k.pipe_fwd = NULL;
     m->k.pipe_rev = NULL;
     unsigned long long size = 0, align = 0;
-    parsum_status s = read_global(ctx, m->lib, "parsum_sizeof_T", &size);
+    parsum_status s =
+        parsum__cuda_library_u64(ctx, m->lib, "parsum_sizeof_T", &size);
     if (s == PARSUM_OK)
-        s = read_global(ctx, m->lib, "parsum_alignof_T", &align);
+        s = parsum__cuda_library_u64(ctx, m->lib, "parsum_alignof_T", &align);
     if (s != PARSUM_OK)
         return s;
     if (size != m->elem_size)
@@ -299,26 +288,12 @@ parsum_status build_module(parsum_context *ctx, const parsum_custom_op *op,
                             "%s: out of host memory", st->api);
     }
 
-    char arch[64];
-    bool cubin = false;
-    parsum_status s = pick_arch(ctx, arch, sizeof arch, &cubin);
-    nvrtcProgram prog = NULL;
-    if (s == PARSUM_OK) {
-        nvrtcResult r = nvrtcCreateProgram(&prog, src, "parsum_custom_op.cu",
-                                           0, NULL, NULL);
-        if (r != NVRTC_SUCCESS)
-            s = nvrtc_error(ctx, r, "nvrtcCreateProgram", __FILE__, __LINE__,
-                            __func__);
-    }
-    char *image = NULL;
-    const char *lowered[NKERNELS] = {};
+    cudaKernel_t k[NKERNELS];
+    parsum_status s = parsum__cuda_nvrtc_load(ctx, src, "the custom operator",
+                                              kernel_exprs, NKERNELS,
+                                              &m->lib, k);
     if (s == PARSUM_OK)
-        s = compile_program(ctx, prog, arch, cubin, &image, lowered);
-    if (s == PARSUM_OK)
-        s = load_module(ctx, image, lowered, m);
-    free(image);
-    if (prog != NULL)
-        (void)nvrtcDestroyProgram(&prog); /* after the lowered names */
+        s = load_module(ctx, k, m);
     free(src);
     if (s != PARSUM_OK) {
         module_free(m);
@@ -399,6 +374,58 @@ void custom_launch(parsum__cuda_module *m, const parsum_custom_op *op,
 
 } /* namespace */
 
+parsum_status parsum__cuda_nvrtc_load(parsum_context *ctx, const char *src,
+                                      const char *what,
+                                      const char *const *exprs, int count,
+                                      cudaLibrary_t *lib, cudaKernel_t *k)
+{
+    char arch[64];
+    bool cubin = false;
+    *lib = NULL;
+    parsum_status s = pick_arch(ctx, arch, sizeof arch, &cubin);
+    nvrtcProgram prog = NULL;
+    if (s == PARSUM_OK) {
+        nvrtcResult r =
+            nvrtcCreateProgram(&prog, src, "parsum_user.cu", 0, NULL, NULL);
+        if (r != NVRTC_SUCCESS)
+            s = nvrtc_error(ctx, r, "nvrtcCreateProgram", __FILE__, __LINE__,
+                            __func__);
+    }
+    char *image = NULL;
+    const char *lowered[PARSUM__CUDA_MAX_NVRTC_KERNELS] = {};
+    if (s == PARSUM_OK && count > PARSUM__CUDA_MAX_NVRTC_KERNELS)
+        s = parsum__fail(ctx, PARSUM_ERR_INTERNAL, "%s: %d kernels asked of "
+                         "one NVRTC program", parsum__cuda_st(ctx)->api, count);
+    if (s == PARSUM_OK)
+        s = compile_program(ctx, prog, arch, cubin, what, exprs, count,
+                            &image, lowered);
+    cudaError_t e = cudaSuccess;
+    if (s == PARSUM_OK) {
+        e = cudaLibraryLoadData(lib, image, NULL, NULL, 0, NULL, NULL, 0);
+        for (int i = 0; e == cudaSuccess && i < count; ++i)
+            e = cudaLibraryGetKernel(&k[i], *lib, lowered[i]);
+        if (e != cudaSuccess)
+            s = parsum__cuda_error(ctx, e, "cudaLibraryLoadData / GetKernel",
+                                   __FILE__, __LINE__, __func__);
+    }
+    free(image);
+    if (prog != NULL)
+        (void)nvrtcDestroyProgram(&prog); /* after the lowered names */
+    return s;
+}
+
+parsum_status parsum__cuda_library_u64(parsum_context *ctx, cudaLibrary_t lib,
+                                       const char *name,
+                                       unsigned long long *value)
+{
+    void *p = NULL;
+    size_t bytes = 0;
+    PARSUM_CUDA_TRY(ctx, cudaLibraryGetGlobal(&p, &bytes, lib, name));
+    PARSUM_CUDA_TRY(ctx, cudaMemcpy(value, p, sizeof *value,
+                                    cudaMemcpyDeviceToHost));
+    return PARSUM_OK;
+}
+
 void parsum__cuda_modules_free(parsum__cuda_state *st)
 {
     parsum__cuda_module *m = st->modules;
@@ -409,6 +436,7 @@ void parsum__cuda_modules_free(parsum__cuda_state *st)
     }
     st->modules = NULL;
     st->module_count = 0;
+    parsum__cuda_cmp_modules_free(st);
 }
 
 parsum_status parsum__cuda_custom_launch(parsum_context *ctx,
