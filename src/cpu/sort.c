@@ -1,0 +1,681 @@
+/*
+ * sort.c - parsum_sort and parsum_sort_indices on the CPU (the backend's
+ * sort slot), and the sorts of one array that the segmented sort
+ * (sort_seg.c) also uses. The inner loops are in sort_kernels.c.
+ *
+ * A stable LSD radix sort (the notes' "LSD radix sort" with counting sort
+ * passes; digits of up to 11 bits instead of the notes' one-bit split):
+ *   1. One read of the keys counts every digit at once, per block of the
+ *      input (one block per thread). A digit whose value is the same for
+ *      every key would move nothing: its pass is skipped.
+ *   2. Each remaining pass, least significant digit first: the blocks'
+ *      counts of the digit (the first pass has them from step 1; later
+ *      passes count their own source again, per block) give every block
+ *      the positions of its elements: block b's elements of digit d go
+ *      after all elements of smaller digits and after blocks < b's
+ *      elements of digit d. Then each block scatters its elements in
+ *      order, which makes the pass stable. Large arrays go through the
+ *      write-combining scatter (sort_kernels.c), arrays in the cache
+ *      through plain stores.
+ * Keys move as their raw bits; every pass computes the ordered bits
+ * (sort/sort_keys.h) again, so NaN payloads and signs survive.
+ * The passes alternate between the output and a temporary so that the
+ * last one lands in the output; an in-place sort with an odd number of
+ * passes ends in the temporary and copies back. parsum_sort_indices
+ * generates the positions in its first pass, and carries them as 32-bit
+ * values between passes when they fit.
+ *
+ * Result: the one stable order, so the same bits for any thread count.
+ * Small sorts run in the calling thread: insertion for up to
+ * PARSUM__SORT_TINY elements, else the radix sort with one block.
+ */
+#include "sort_impl.h"
+
+#include "../sort/sort_keys.h"
+#include "sched.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Below this many elements one thread sorts: a parallel pass costs two
+ * fork-joins and a prefix over every block's counters. */
+#define PAR_MIN ((size_t)1 << 16)
+/* Elements each thread of a parallel sort should get at least. */
+#define PER_THREAD ((size_t)1 << 15)
+/* Sorts of fewer elements use 8-bit digits: 256 counters per digit to
+ * clear and sum, against 2048 for 11 bits. */
+#define WIDE_DIGITS_MIN ((size_t)1 << 12)
+/* Sorts of more bytes (keys and values) than this go through the
+ * write-combining scatter: fewer do not leave the cache between passes. */
+#define WC_MIN_BYTES ((size_t)1 << 20)
+/* Copies (unsorted results, the copy back of an in-place sort) of more
+ * bytes than this are split over the threads. */
+#define COPY_PAR_BYTES ((size_t)1 << 20)
+
+#ifdef PARSUM_ISA_HAVE_generic
+extern const parsum__cpu_sort_kernels parsum__cpu_sort_kernels_generic;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx2
+extern const parsum__cpu_sort_kernels parsum__cpu_sort_kernels_avx2;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx512
+extern const parsum__cpu_sort_kernels parsum__cpu_sort_kernels_avx512;
+#endif
+
+/* The variant isa.c chose for the other kernels (PARSUM_CPU_ISA applies
+ * here too). */
+const parsum__cpu_sort_kernels *parsum__cpu_sort_kernels_get(void)
+{
+    const char *isa = parsum__cpu_kernels_get()->isa;
+#ifdef PARSUM_ISA_HAVE_avx512
+    if (strcmp(isa, "avx512") == 0)
+        return &parsum__cpu_sort_kernels_avx512;
+#endif
+#ifdef PARSUM_ISA_HAVE_avx2
+    if (strcmp(isa, "avx2") == 0)
+        return &parsum__cpu_sort_kernels_avx2;
+#endif
+    (void)isa;
+    return &parsum__cpu_sort_kernels_generic;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Part t of nt of [0, len): [*b, *e), sizes differing by at most one. */
+static void share(size_t len, int t, int nt, size_t *b, size_t *e)
+{
+    size_t q = len / (size_t)nt, r = len % (size_t)nt, ut = (size_t)t;
+    *b = q * ut + min_size(ut, r);
+    *e = *b + q + (ut < r);
+}
+
+static size_t round64(size_t x)
+{
+    return (x + 63) & ~(size_t)63;
+}
+
+/* ---- key format and plan ------------------------------------------------- */
+
+static int key_kind(parsum_dtype d)
+{
+    switch (d) {
+    case PARSUM_I8:
+    case PARSUM_U8: return PARSUM__SK_U8;
+    case PARSUM_I16:
+    case PARSUM_U16: return PARSUM__SK_U16;
+    case PARSUM_I32:
+    case PARSUM_U32: return PARSUM__SK_U32;
+    case PARSUM_F32: return PARSUM__SK_F32;
+    case PARSUM_F64: return PARSUM__SK_F64;
+    default: return PARSUM__SK_U64;
+    }
+}
+
+static bool is_signed_int(parsum_dtype d)
+{
+    return d == PARSUM_I8 || d == PARSUM_I16 || d == PARSUM_I32 ||
+           d == PARSUM_I64;
+}
+
+/* Digits over [begin, end), at most maxbits each, the wider ones at the
+ * bottom (32 bits in 11, 11, 10). */
+static void plan_digits(unsigned begin, unsigned end, unsigned maxbits,
+                        parsum__sort_digits *dg)
+{
+    unsigned b = end - begin, p = (b + maxbits - 1) / maxbits, sh = begin;
+    dg->count = p;
+    for (unsigned j = 0; j < p; j++) {
+        dg->bits[j] = b / p + (j < b % p);
+        dg->shift[j] = sh;
+        sh += dg->bits[j];
+    }
+}
+
+static unsigned digit_bits(size_t m)
+{
+    return m < WIDE_DIGITS_MIN ? 8 : PARSUM__SORT_MAX_BITS;
+}
+
+/* The value mode of pass j of u. */
+static int pass_vm(const parsum__sort_call *c, unsigned j, unsigned u)
+{
+    if (c->vm != PARSUM__SV_IDX64 || u == 1)
+        return c->vm;
+    if (!c->idx32)
+        return j == 0 ? PARSUM__SV_IDX64 : PARSUM__SV_8;
+    return j == 0       ? PARSUM__SV_IDX32
+           : j == u - 1 ? PARSUM__SV_WIDEN
+                        : PARSUM__SV_4;
+}
+
+/* Bytes of a value in the value temporary. */
+static size_t temp_vs(const parsum__sort_call *c)
+{
+    return c->idx32 ? 4 : c->vs;
+}
+
+int parsum__sort_threads(size_t n, int threads)
+{
+    if (n < PAR_MIN || threads <= 1)
+        return 1;
+    size_t want = n / PER_THREAD;
+    return want < (size_t)threads ? (int)want : threads;
+}
+
+/* ---- scratch --------------------------------------------------------------- */
+
+/* Byte offsets in the scratch: the temporaries, the area structs, then
+ * each area's memory (area_bytes from `mem` on). */
+typedef struct layout {
+    size_t kt1, kt2, vt, areas, mem, area_bytes, hist, stage, total;
+} layout;
+
+static bool add_piece(size_t *at, size_t bytes, size_t *where)
+{
+    *where = *at;
+    size_t r = round64(bytes);
+    if (r < bytes || *at + r < *at)
+        return false;
+    *at += r;
+    return true;
+}
+
+static size_t stage_max(const parsum__sort_call *c)
+{
+    static const int idx_modes[] = {PARSUM__SV_IDX64, PARSUM__SV_IDX32,
+                                    PARSUM__SV_WIDEN, PARSUM__SV_4,
+                                    PARSUM__SV_8};
+    if (c->vm != PARSUM__SV_IDX64)
+        return parsum__sort_stage_bytes(c->kb, c->vm, c->vs);
+    size_t m = 0;
+    for (size_t i = 0; i < sizeof idx_modes / sizeof *idx_modes; i++) {
+        size_t s = parsum__sort_stage_bytes(c->kb, idx_modes[i], 8);
+        m = s > m ? s : m;
+    }
+    return m;
+}
+
+static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
+{
+    const parsum__sort_args *a = c->a;
+    size_t n = a->n, at = 0, tv = temp_vs(c), ndig = (c->end - c->begin + 7) / 8;
+    size_t r = PARSUM__SORT_RADIX_MAX, w = sizeof(size_t);
+    l->hist = ndig * r * w;
+    l->stage = r * stage_max(c);
+    /* hist, tot, cnt, pos, start, stage */
+    l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w) + l->stage;
+    size_t areas;
+    if (!add_piece(&at, n * c->kb, &l->kt1) ||
+        !add_piece(&at, a->keys_out == NULL ? n * c->kb : 0, &l->kt2) ||
+        !add_piece(&at, c->vm == PARSUM__SV_NONE ? 0 : n * tv, &l->vt) ||
+        !add_piece(&at, (size_t)nareas * sizeof(parsum__sort_area),
+                   &l->areas) ||
+        !parsum__mul_size((size_t)nareas, l->area_bytes, &areas) ||
+        !add_piece(&at, areas, &l->mem))
+        return false;
+    l->total = at;
+    return true;
+}
+
+static void carve_area(parsum__sort_area *ar, unsigned char *p,
+                       const layout *l)
+{
+    size_t r = PARSUM__SORT_RADIX_MAX * sizeof(size_t);
+    ar->hist = (size_t *)(void *)p;
+    p += round64(l->hist);
+    ar->tot = (size_t *)(void *)p;
+    p += round64(l->hist);
+    ar->cnt = (size_t *)(void *)p;
+    p += round64(r);
+    ar->pos = (size_t *)(void *)p;
+    p += round64(r);
+    ar->start = (size_t *)(void *)p;
+    p += round64(r);
+    ar->stage = p;
+}
+
+parsum_status parsum__sort_call_init(parsum_context *ctx,
+                                     parsum__sort_call *c,
+                                     const parsum__sort_args *a, int nareas)
+{
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->k = parsum__cpu_sort_kernels_get();
+    c->kind = key_kind(a->key_dtype);
+    c->kb = parsum_dtype_size(a->key_dtype);
+    c->begin = a->begin_bit;
+    c->end = a->end_bit;
+    uint64_t ones = c->kb == 8 ? ~(uint64_t)0
+                               : ((uint64_t)1 << (8 * c->kb)) - 1;
+    if (is_signed_int(a->key_dtype))
+        c->flip = (uint64_t)1 << (8 * c->kb - 1);
+    if (a->descending)
+        c->flip ^= ones;
+    c->vs = a->value_size;
+    c->vm = a->indices          ? PARSUM__SV_IDX64
+            : a->value_size == 0  ? PARSUM__SV_NONE
+            : a->value_size == 4  ? PARSUM__SV_4
+            : a->value_size == 8  ? PARSUM__SV_8
+            : a->value_size == 16 ? PARSUM__SV_16
+                                  : PARSUM__SV_ANY;
+    c->idx32 = a->indices && (uint64_t)a->n <= (uint64_t)UINT32_MAX + 1;
+    c->threads = nareas;
+    if (nareas == 0)
+        return PARSUM_OK;
+    layout l;
+    if (!plan_layout(c, nareas, &l))
+        return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
+                            "%s: the scratch memory of a sort of %zu "
+                            "elements overflows size_t",
+                            a->fn, a->n);
+    unsigned char *s = parsum__scratch(ctx, l.total, a->fn);
+    if (s == NULL)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    c->kt1 = s + l.kt1;
+    c->kt2 = s + l.kt2;
+    c->vt = s + l.vt;
+    c->areas = (parsum__sort_area *)(void *)(s + l.areas);
+    c->nareas = nareas;
+    for (int i = 0; i < nareas; i++)
+        carve_area(&c->areas[i], s + l.mem + (size_t)i * l.area_bytes, &l);
+    return PARSUM_OK;
+}
+
+/* ---- copies ------------------------------------------------------------------ */
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+    uint64_t iota_base; /* src NULL: dst gets uint64_t base + i */
+} copy_job;
+
+static void copy_worker(void *arg, int tid, int nt)
+{
+    const copy_job *j = arg;
+    if (j->src == NULL) {
+        size_t b, e;
+        share(j->bytes / 8, tid, nt, &b, &e);
+        uint64_t *d = (uint64_t *)(void *)j->dst;
+        for (size_t i = b; i < e; i++)
+            d[i] = j->iota_base + i;
+        return;
+    }
+    size_t b, e;
+    share(j->bytes / 64, tid, nt, &b, &e);
+    b *= 64;
+    e = tid == nt - 1 ? j->bytes : e * 64;
+    if (nt == 1 && j->bytes < COPY_PAR_BYTES)
+        memcpy(j->dst + b, j->src + b, e - b);
+    else
+        parsum__cpu_kernels_get()->sel->stream_copy(j->dst + b, j->src + b,
+                                                    e - b);
+}
+
+/* dst = src (bytes), or the positions base, base + 1 ... (src NULL), on
+ * up to nt threads. */
+static void copy_out(void *dst, const void *src, size_t bytes, uint64_t base,
+                     int nt)
+{
+    copy_job j = {dst, src, bytes, base};
+    if (bytes < COPY_PAR_BYTES)
+        nt = 1;
+    parsum__sched_spmd(nt, copy_worker, &j);
+    atomic_thread_fence(memory_order_seq_cst); /* the streamed stores */
+}
+
+void parsum__sort_identity(const parsum__sort_call *c, size_t off, size_t m,
+                           int nt)
+{
+    const parsum__sort_args *a = c->a;
+    size_t kb = c->kb;
+    if (a->keys_out != NULL && a->keys_out != a->keys_in)
+        copy_out((char *)a->keys_out + off * kb,
+                 (const char *)a->keys_in + off * kb, m * kb, 0, nt);
+    if (c->vm == PARSUM__SV_IDX64)
+        copy_out((uint64_t *)a->values_out + off, NULL, m * 8, off, nt);
+    else if (c->vm != PARSUM__SV_NONE && a->values_out != a->values_in)
+        copy_out((char *)a->values_out + off * c->vs,
+                 (const char *)a->values_in + off * c->vs, m * c->vs, 0, nt);
+}
+
+/* Bytes of keys and values above which a sort goes through the
+ * write-combining scatter. Env PARSUM_CPU_STREAM_BYTES (as for the scans'
+ * streamed stores, cpu.h) sets it, so that the tests take that path on
+ * small inputs. */
+static size_t wc_threshold(void)
+{
+    static volatile size_t cached;
+    static volatile int known;
+    if (!known) {
+        const char *env = getenv("PARSUM_CPU_STREAM_BYTES");
+        size_t t = WC_MIN_BYTES;
+        if (env != NULL && *env != '\0')
+            t = (size_t)strtoull(env, NULL, 0);
+        cached = t; /* benign race: every thread computes the same */
+        known = 1;
+    }
+    return cached;
+}
+
+/* ---- the radix sort of one array ------------------------------------------- */
+
+typedef struct rjob {
+    const parsum__sort_call *c;
+    size_t off, m;
+    int nb;
+    parsum__sort_area *areas;
+    parsum__sort_digits dg;
+    const void *kin;
+    bool wc;
+    /* the current pass */
+    unsigned j;
+    int vm;
+    const void *src_k, *src_v;
+    void *dst_k, *dst_v;
+} rjob;
+
+static void hist_worker(void *arg, int tid, int nt)
+{
+    const rjob *r = arg;
+    const parsum__sort_call *c = r->c;
+    for (int b = tid; b < r->nb; b += nt) {
+        parsum__sort_area *ar = &r->areas[b];
+        size_t lo, hi;
+        share(r->m, b, r->nb, &lo, &hi);
+        for (unsigned j = 0; j < r->dg.count; j++)
+            memset(ar->hist + (size_t)j * PARSUM__SORT_RADIX_MAX, 0,
+                   sizeof(size_t) << r->dg.bits[j]);
+        c->k->hist[c->kind]((const char *)r->kin + lo * c->kb, hi - lo,
+                            c->flip, &r->dg, ar->hist);
+    }
+}
+
+/* The blocks' counts of pass j's digit in its source. */
+static void count_worker(void *arg, int tid, int nt)
+{
+    const rjob *r = arg;
+    const parsum__sort_call *c = r->c;
+    parsum__sort_digits one = {1, {r->dg.shift[r->j]}, {r->dg.bits[r->j]}};
+    for (int b = tid; b < r->nb; b += nt) {
+        parsum__sort_area *ar = &r->areas[b];
+        size_t lo, hi;
+        share(r->m, b, r->nb, &lo, &hi);
+        memset(ar->cnt, 0, sizeof(size_t) << one.bits[0]);
+        c->k->hist[c->kind]((const char *)r->src_k + lo * c->kb, hi - lo,
+                            c->flip, &one, ar->cnt);
+    }
+}
+
+static void scatter_worker(void *arg, int tid, int nt)
+{
+    const rjob *r = arg;
+    const parsum__sort_call *c = r->c;
+    parsum__sort_scatter_fn fn = r->wc ? c->k->scatter_wc[c->kind][r->vm]
+                                       : c->k->scatter[c->kind][r->vm];
+    for (int b = tid; b < r->nb; b += nt) {
+        parsum__sort_pass p;
+        p.src_k = r->src_k;
+        p.src_v = r->src_v;
+        p.dst_k = r->dst_k;
+        p.dst_v = r->dst_v;
+        p.vs = c->vs;
+        share(r->m, b, r->nb, &p.lo, &p.hi);
+        p.idx_base = r->off;
+        p.flip = c->flip;
+        p.shift = r->dg.shift[r->j];
+        p.bits = r->dg.bits[r->j];
+        p.pos = r->areas[b].pos;
+        p.start = r->areas[tid].start;
+        p.stage = r->areas[tid].stage;
+        fn(&p);
+    }
+}
+
+/* Block b's positions for digit j: the digit's running sum over the
+ * digit values, and within one value over the blocks. cnt(b) gives block
+ * b's counts. */
+static void positions(const rjob *r, unsigned j, bool first)
+{
+    size_t rad = (size_t)1 << r->dg.bits[j], s = 0;
+    for (size_t d = 0; d < rad; d++)
+        for (int b = 0; b < r->nb; b++) {
+            const parsum__sort_area *ar = &r->areas[b];
+            size_t cnt = first ? ar->hist[(size_t)j * PARSUM__SORT_RADIX_MAX + d]
+                               : ar->cnt[d];
+            ar->pos[d] = s;
+            s += cnt;
+        }
+}
+
+/* The sums over the blocks (with one block, its own counts) and which
+ * digits vary; returns how many do, their indices in used[]. */
+static unsigned used_digits(rjob *r, unsigned *used)
+{
+    const size_t *tot = r->areas[0].hist;
+    if (r->nb > 1) {
+        size_t *t = r->areas[0].tot;
+        for (unsigned j = 0; j < r->dg.count; j++) {
+            size_t base = (size_t)j * PARSUM__SORT_RADIX_MAX;
+            size_t rad = (size_t)1 << r->dg.bits[j];
+            for (size_t d = 0; d < rad; d++) {
+                size_t s = 0;
+                for (int b = 0; b < r->nb; b++)
+                    s += r->areas[b].hist[base + d];
+                t[base + d] = s;
+            }
+        }
+        tot = t;
+    }
+    unsigned u = 0;
+    for (unsigned j = 0; j < r->dg.count; j++) {
+        const size_t *h = tot + (size_t)j * PARSUM__SORT_RADIX_MAX;
+        size_t rad = (size_t)1 << r->dg.bits[j], d = 0;
+        while (d < rad && h[d] == 0)
+            d++;
+        if (d == rad || h[d] != r->m)
+            used[u++] = j;
+    }
+    return u;
+}
+
+/* The destinations dst[0 .. u) of the u passes over one array: input in,
+ * result wanted in fin (NULL: not wanted, the last pass writes nothing),
+ * temporaries t1 and t2 (t2 only when fin is NULL). Consecutive passes
+ * alternate so that the last lands in fin; when fin is in (in place) and
+ * u is odd, the first pass cannot write fin, and the result ends in t1.
+ * Returns where the result ends. */
+static void *chain(const void *in, void *fin, void *t1, void *t2, unsigned u,
+                   void **dst)
+{
+    for (unsigned j = 0; j < u; j++) {
+        if (fin == NULL)
+            dst[j] = j == u - 1 ? NULL : (u - 2 - j) % 2 == 0 ? t1 : t2;
+        else if (fin == in && u % 2 == 1)
+            dst[j] = j % 2 == 0 ? t1 : fin;
+        else
+            dst[j] = (u - 1 - j) % 2 == 0 ? fin : t1;
+    }
+    return u == 0 ? fin : dst[u - 1];
+}
+
+/* The arrays of elements [off, off + m) of c's call. */
+typedef struct span {
+    const void *kin, *vin;
+    void *kout, *vout, *kt1, *kt2, *vt;
+} span;
+
+static span span_of(const parsum__sort_call *c, size_t off)
+{
+    const parsum__sort_args *a = c->a;
+    size_t kb = c->kb, vs = c->vs, tv = temp_vs(c);
+    span s;
+    s.kin = (const char *)a->keys_in + off * kb;
+    s.kout = a->keys_out ? (char *)a->keys_out + off * kb : NULL;
+    s.vin = a->values_in ? (const char *)a->values_in + off * vs : NULL;
+    s.vout = a->values_out ? (char *)a->values_out + off * vs : NULL;
+    /* the tiny sorts have no scratch */
+    s.kt1 = c->kt1 ? c->kt1 + off * kb : NULL;
+    s.kt2 = c->kt2 ? c->kt2 + off * kb : NULL;
+    s.vt = c->vt ? c->vt + off * tv : NULL;
+    return s;
+}
+
+void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
+                        int nb, parsum__sort_area *areas)
+{
+    rjob r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    r.off = off;
+    r.m = m;
+    r.nb = nb;
+    r.areas = areas;
+    plan_digits(c->begin, c->end, digit_bits(m), &r.dg);
+    span s = span_of(c, off);
+    r.kin = s.kin;
+    parsum__sched_spmd(nb, hist_worker, &r);
+    unsigned used[PARSUM__SORT_MAX_DIGITS];
+    unsigned u = used_digits(&r, used);
+    if (u == 0) {
+        parsum__sort_identity(c, off, m, nb);
+        return;
+    }
+    void *dk[PARSUM__SORT_MAX_DIGITS], *dv[PARSUM__SORT_MAX_DIGITS];
+    void *kend = chain(s.kin, s.kout, s.kt1, s.kt2, u, dk);
+    void *vend = NULL;
+    bool values = c->vm != PARSUM__SV_NONE;
+    if (values)
+        vend = chain(s.vin, s.vout, s.vt, NULL, u, dv);
+    size_t bytes = m * (c->kb + (values ? c->vs : 0));
+    r.wc = bytes > wc_threshold();
+    for (unsigned p = 0; p < u; p++) {
+        r.j = used[p];
+        r.vm = pass_vm(c, p, u);
+        r.src_k = p == 0 ? s.kin : dk[p - 1];
+        r.src_v = !values ? NULL : p == 0 ? s.vin : dv[p - 1];
+        r.dst_k = dk[p];
+        r.dst_v = values ? dv[p] : NULL;
+        /* with one block, its counts are the totals of step 1 */
+        bool first = p == 0 || nb == 1;
+        if (!first)
+            parsum__sched_spmd(nb, count_worker, &r);
+        positions(&r, r.j, first);
+        parsum__sched_spmd(nb, scatter_worker, &r);
+    }
+    if (kend != s.kout)
+        copy_out(s.kout, kend, m * c->kb, 0, nb);
+    if (values && vend != s.vout)
+        copy_out(s.vout, vend, m * c->vs, 0, nb);
+}
+
+/* ---- insertion sort of tiny arrays ----------------------------------------- */
+
+/* The selected ordered bits of the raw key at p. */
+static uint64_t sel_bits(const parsum__sort_call *c, const unsigned char *p)
+{
+    uint64_t o;
+    switch (c->kind) {
+    case PARSUM__SK_U8: o = (uint8_t)(*p ^ c->flip); break;
+    case PARSUM__SK_U16: {
+        uint16_t k;
+        memcpy(&k, p, 2);
+        o = (uint16_t)(k ^ c->flip);
+        break;
+    }
+    case PARSUM__SK_U32: {
+        uint32_t k;
+        memcpy(&k, p, 4);
+        o = (uint32_t)(k ^ c->flip);
+        break;
+    }
+    case PARSUM__SK_F32: {
+        uint32_t k;
+        memcpy(&k, p, 4);
+        o = (uint32_t)(parsum__ord_f32(k) ^ c->flip);
+        break;
+    }
+    case PARSUM__SK_F64: {
+        uint64_t k;
+        memcpy(&k, p, 8);
+        o = parsum__ord_f64(k) ^ c->flip;
+        break;
+    }
+    default:
+        memcpy(&o, p, 8);
+        o ^= c->flip;
+        break;
+    }
+    unsigned w = c->end - c->begin;
+    o >>= c->begin;
+    return w < 64 ? o & (((uint64_t)1 << w) - 1) : o;
+}
+
+/* One element of `size` bytes; a switch per call, so that each size is a
+ * fixed-size copy. */
+static void copy_elem(unsigned char *d, const unsigned char *s, size_t size)
+{
+    switch (size) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, size); break;
+    }
+}
+
+void parsum__sort_tiny(const parsum__sort_call *c, size_t off, size_t m)
+{
+    uint64_t key[PARSUM__SORT_TINY];
+    unsigned idx[PARSUM__SORT_TINY];
+    /* copies of the inputs: the outputs may be the inputs */
+    unsigned char kin[PARSUM__SORT_TINY * 8];
+    unsigned char vin[PARSUM__SORT_TINY * PARSUM_SORT_MAX_VALUE_SIZE];
+    span s = span_of(c, off);
+    size_t kb = c->kb, vs = c->vs;
+    memcpy(kin, s.kin, m * kb);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t x = sel_bits(c, kin + i * kb);
+        size_t j = i;
+        for (; j > 0 && key[j - 1] > x; j--) { /* strict: stable */
+            key[j] = key[j - 1];
+            idx[j] = idx[j - 1];
+        }
+        key[j] = x;
+        idx[j] = (unsigned)i;
+    }
+    if (s.kout != NULL)
+        for (size_t j = 0; j < m; j++)
+            copy_elem((unsigned char *)s.kout + j * kb, kin + idx[j] * kb, kb);
+    if (c->vm == PARSUM__SV_IDX64) {
+        for (size_t j = 0; j < m; j++)
+            ((uint64_t *)s.vout)[j] = off + idx[j];
+    } else if (c->vm != PARSUM__SV_NONE) {
+        memcpy(vin, s.vin, m * vs);
+        for (size_t j = 0; j < m; j++)
+            copy_elem((unsigned char *)s.vout + j * vs, vin + idx[j] * vs, vs);
+    }
+}
+
+/* ---- the slot ------------------------------------------------------------------ */
+
+parsum_status parsum__cpu_sort(parsum_context *ctx, const parsum__sort_args *a)
+{
+    parsum__sort_call c;
+    if (a->n <= PARSUM__SORT_TINY) {
+        parsum__sort_call_init(ctx, &c, a, 0);
+        parsum__sort_tiny(&c, 0, a->n);
+        return PARSUM_OK;
+    }
+    int nt = parsum__sort_threads(a->n, ctx->threads);
+    parsum_status st = parsum__sort_call_init(ctx, &c, a, nt);
+    if (st != PARSUM_OK)
+        return st;
+    parsum__sort_radix(&c, 0, a->n, nt, c.areas);
+    return PARSUM_OK;
+}

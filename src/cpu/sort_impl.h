@@ -1,0 +1,80 @@
+/*
+ * sort_impl.h - what the CPU radix sort's drivers share: sort.c (the LSD
+ * radix sort of one array, the small sorts, the sort slot) and sort_seg.c
+ * (the segmented sort slot, which sorts each segment with them).
+ */
+#ifndef PARSUM_CPU_SORT_IMPL_H
+#define PARSUM_CPU_SORT_IMPL_H
+
+#include "../core/internal.h"
+#include "cpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Segments (and whole sorts) of at most this many elements are sorted by
+ * insertion: below it, clearing and summing even 256 counters per digit
+ * costs more than the compares. */
+#define PARSUM__SORT_TINY 16
+
+/* The scratch of one block of a pass (hist, tot, cnt, pos) and of one
+ * thread (start, stage); every thread that works in parallel has one.
+ *   hist  the block's counts of every digit (PARSUM__SORT_RADIX_MAX
+ *         counters per digit), tot the sums over the blocks, cnt the
+ *         block's counts of the current pass's digit, pos its positions. */
+typedef struct parsum__sort_area {
+    size_t *hist, *tot, *cnt, *pos, *start;
+    unsigned char *stage;
+} parsum__sort_area;
+
+/* One call's arrays, key format and scratch; a sort of the elements
+ * [off, off + m) of them (a segment, or all) sees the same offset of each
+ * array and of the temporaries.
+ *   vm    value mode of the whole sort (cpu.h): NONE, V4, V8, V16, ANY, or
+ *         IDX64 for parsum_sort_indices (values_out is the permutation);
+ *   idx32 the permutation's positions fit in uint32_t: passes before the
+ *         last carry those;
+ *   kt1, kt2, vt  temporaries of the full length (kt2 only without
+ *         keys_out: the keys then need two). */
+typedef struct parsum__sort_call {
+    const parsum__sort_args *a;
+    const parsum__cpu_sort_kernels *k;
+    int kind;
+    size_t kb;
+    uint64_t flip;
+    unsigned begin, end;
+    int vm;
+    size_t vs;
+    bool idx32;
+    unsigned char *kt1, *kt2, *vt;
+    parsum__sort_area *areas;
+    int nareas;
+    int threads; /* threads a parallel sort of one array may use */
+} parsum__sort_call;
+
+/* Sets up c for the call a: key format and value mode, the scratch for
+ * nareas areas carved from one request. */
+parsum_status parsum__sort_call_init(parsum_context *ctx,
+                                     parsum__sort_call *c,
+                                     const parsum__sort_args *a,
+                                     int nareas);
+
+/* Threads worth using for a sort of n elements, at most `threads`. */
+int parsum__sort_threads(size_t n, int threads);
+
+/* Sorts elements [off, off + m) of c's arrays: a radix sort split into
+ * nb blocks (nb threads, areas[0 .. nb)), or one block in the calling
+ * thread (nb 1, areas: that thread's). */
+void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
+                        int nb, parsum__sort_area *areas);
+
+/* Sorts the m <= PARSUM__SORT_TINY elements at off by insertion. */
+void parsum__sort_tiny(const parsum__sort_call *c, size_t off, size_t m);
+
+/* Copies m elements at off to the outputs unchanged (m keys of one sort
+ * whose selected bits are all equal, or a segment of one element). */
+void parsum__sort_identity(const parsum__sort_call *c, size_t off, size_t m,
+                           int nt);
+
+#endif
