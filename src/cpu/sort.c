@@ -26,8 +26,8 @@
  * values between passes when they fit.
  *
  * Result: the one stable order, so the same bits for any thread count.
- * Small sorts run in the calling thread: insertion for up to
- * PARSUM__SORT_TINY elements, else the radix sort with one block.
+ * Small sorts run in the calling thread: a merge sort up to a few hundred
+ * elements (sort_small.c), else the radix sort with one block.
  */
 #include "sort_impl.h"
 
@@ -573,103 +573,14 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
         copy_out(s.vout, vend, m * c->vs, 0, nb);
 }
 
-/* ---- insertion sort of tiny arrays ----------------------------------------- */
-
-/* The selected ordered bits of the raw key at p. */
-static uint64_t sel_bits(const parsum__sort_call *c, const unsigned char *p)
-{
-    uint64_t o;
-    switch (c->kind) {
-    case PARSUM__SK_U8: o = (uint8_t)(*p ^ c->flip); break;
-    case PARSUM__SK_U16: {
-        uint16_t k;
-        memcpy(&k, p, 2);
-        o = (uint16_t)(k ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_U32: {
-        uint32_t k;
-        memcpy(&k, p, 4);
-        o = (uint32_t)(k ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_F32: {
-        uint32_t k;
-        memcpy(&k, p, 4);
-        o = (uint32_t)(parsum__ord_f32(k) ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_F64: {
-        uint64_t k;
-        memcpy(&k, p, 8);
-        o = parsum__ord_f64(k) ^ c->flip;
-        break;
-    }
-    default:
-        memcpy(&o, p, 8);
-        o ^= c->flip;
-        break;
-    }
-    unsigned w = c->end - c->begin;
-    o >>= c->begin;
-    return w < 64 ? o & (((uint64_t)1 << w) - 1) : o;
-}
-
-/* One element of `size` bytes; a switch per call, so that each size is a
- * fixed-size copy. */
-static void copy_elem(unsigned char *d, const unsigned char *s, size_t size)
-{
-    switch (size) {
-    case 1: *d = *s; break;
-    case 2: memcpy(d, s, 2); break;
-    case 4: memcpy(d, s, 4); break;
-    case 8: memcpy(d, s, 8); break;
-    case 16: memcpy(d, s, 16); break;
-    default: memcpy(d, s, size); break;
-    }
-}
-
-void parsum__sort_tiny(const parsum__sort_call *c, size_t off, size_t m)
-{
-    uint64_t key[PARSUM__SORT_TINY];
-    unsigned idx[PARSUM__SORT_TINY];
-    /* copies of the inputs: the outputs may be the inputs */
-    unsigned char kin[PARSUM__SORT_TINY * 8];
-    unsigned char vin[PARSUM__SORT_TINY * PARSUM_SORT_MAX_VALUE_SIZE];
-    span s = span_of(c, off);
-    size_t kb = c->kb, vs = c->vs;
-    memcpy(kin, s.kin, m * kb);
-    for (size_t i = 0; i < m; i++) {
-        uint64_t x = sel_bits(c, kin + i * kb);
-        size_t j = i;
-        for (; j > 0 && key[j - 1] > x; j--) { /* strict: stable */
-            key[j] = key[j - 1];
-            idx[j] = idx[j - 1];
-        }
-        key[j] = x;
-        idx[j] = (unsigned)i;
-    }
-    if (s.kout != NULL)
-        for (size_t j = 0; j < m; j++)
-            copy_elem((unsigned char *)s.kout + j * kb, kin + idx[j] * kb, kb);
-    if (c->vm == PARSUM__SV_IDX64) {
-        for (size_t j = 0; j < m; j++)
-            ((uint64_t *)s.vout)[j] = off + idx[j];
-    } else if (c->vm != PARSUM__SV_NONE) {
-        memcpy(vin, s.vin, m * vs);
-        for (size_t j = 0; j < m; j++)
-            copy_elem((unsigned char *)s.vout + j * vs, vin + idx[j] * vs, vs);
-    }
-}
-
 /* ---- the slot ------------------------------------------------------------------ */
 
 parsum_status parsum__cpu_sort(parsum_context *ctx, const parsum__sort_args *a)
 {
     parsum__sort_call c;
-    if (a->n <= PARSUM__SORT_TINY) {
-        parsum__sort_call_init(ctx, &c, a, 0);
-        parsum__sort_tiny(&c, 0, a->n);
+    parsum__sort_call_init(ctx, &c, a, 0);
+    if (a->n <= parsum__sort_small_max(&c)) { /* no scratch */
+        parsum__sort_small(&c, 0, a->n);
         return PARSUM_OK;
     }
     int nt = parsum__sort_threads(a->n, ctx->threads);

@@ -13,10 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Segments (and whole sorts) of at most this many elements are sorted by
- * insertion: below it, clearing and summing even 256 counters per digit
- * costs more than the compares. */
-#define PARSUM__SORT_TINY 16
+/* The most elements parsum__sort_small sorts. */
+#define PARSUM__SORT_SMALL_MAX 512
 
 /* The scratch of one block of a pass (hist, tot, cnt, pos) and of one
  * thread (start, stage); every thread that works in parallel has one.
@@ -69,8 +67,11 @@ int parsum__sort_threads(size_t n, int threads);
 void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
                         int nb, parsum__sort_area *areas);
 
-/* Sorts the m <= PARSUM__SORT_TINY elements at off by insertion. */
-void parsum__sort_tiny(const parsum__sort_call *c, size_t off, size_t m);
+/* Up to how many elements parsum__sort_small beats the radix sort for c's
+ * keys (at most PARSUM__SORT_SMALL_MAX), and that sort of the m elements
+ * at off (sort_small.c). Uses no scratch. */
+size_t parsum__sort_small_max(const parsum__sort_call *c);
+void parsum__sort_small(const parsum__sort_call *c, size_t off, size_t m);
 
 /* Copies m elements at off to the outputs unchanged (m keys of one sort
  * whose selected bits are all equal, or a segment of one element). */

@@ -8,9 +8,9 @@
  *   - big ones (each more than a quarter of one thread's share of the
  *     elements, and large enough for several threads): one after another,
  *     each by the parallel radix sort on all threads;
- *   - the rest in parallel, each by one thread: insertion for tiny ones,
- *     the radix sort with one block (and that thread's scratch) for the
- *     others. Threads take chunks of the elements from a shared counter
+ *   - the rest in parallel, each by one thread: the small sorts of
+ *     sort_small.c up to a few hundred elements, the radix sort with one
+ *     block (and that thread's scratch) for the others. Threads take chunks of the elements from a shared counter
  *     and sort the segments that start in their chunk, so that neither
  *     many small segments nor a few medium ones leave a thread idle.
  * The offsets are checked by the core before this runs (CPU contexts).
@@ -49,8 +49,8 @@ static bool is_big(const seg_job *j, size_t m)
 static void one_segment(const seg_job *j, int tid, size_t b, size_t m)
 {
     const parsum__sort_call *c = j->c;
-    if (m <= PARSUM__SORT_TINY)
-        parsum__sort_tiny(c, b, m);
+    if (m <= parsum__sort_small_max(c))
+        parsum__sort_small(c, b, m);
     else
         parsum__sort_radix(c, b, m, 1, &c->areas[tid]);
 }
