@@ -25,6 +25,14 @@
  * generates the positions in its first pass, and carries them as 32-bit
  * values between passes when they fit.
  *
+ * Arrays beyond the cache whose top digit splits them into buckets that
+ * each fit a thread's local buffer take one MSD pass first instead (see
+ * "MSD first" below): the top digit's pass, then every bucket sorted by
+ * the lower bits in the cache. On the 2-core development machine this
+ * took a fifth less CPU time than three 11-bit LSD passes over memory
+ * for 2^26 random u32 keys (which were not bound by memory bandwidth but
+ * by the scatter's stores to 2^11 places at once).
+ *
  * Result: the one stable order, so the same bits for any thread count.
  * Small sorts run in the calling thread: a merge sort up to a few hundred
  * elements (sort_small.c), else the radix sort with one block.
@@ -206,8 +214,9 @@ static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
     size_t r = PARSUM__SORT_RADIX_MAX, w = sizeof(size_t);
     l->hist = ndig * r * w;
     l->stage = r * stage_max(c);
-    /* hist, tot, cnt, pos, start, stage */
-    l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w) + l->stage;
+    /* hist, tot, cnt, pos, start, stage, local */
+    l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w) + l->stage +
+                    PARSUM__SORT_LOCAL_BYTES;
     size_t areas;
     if (!add_piece(&at, n * c->kb, &l->kt1) ||
         !add_piece(&at, a->keys_out == NULL ? n * c->kb : 0, &l->kt2) ||
@@ -221,8 +230,8 @@ static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
     return true;
 }
 
-static void carve_area(parsum__sort_area *ar, unsigned char *p,
-                       const layout *l)
+static void carve_area(const parsum__sort_call *c, parsum__sort_area *ar,
+                       unsigned char *p, const layout *l)
 {
     size_t r = PARSUM__SORT_RADIX_MAX * sizeof(size_t);
     ar->hist = (size_t *)(void *)p;
@@ -236,6 +245,9 @@ static void carve_area(parsum__sort_area *ar, unsigned char *p,
     ar->start = (size_t *)(void *)p;
     p += round64(r);
     ar->stage = p;
+    p += l->stage;
+    ar->local = p;
+    ar->local_cap = PARSUM__SORT_LOCAL_BYTES / (c->kb + temp_vs(c));
 }
 
 parsum_status parsum__sort_call_init(parsum_context *ctx,
@@ -281,7 +293,7 @@ parsum_status parsum__sort_call_init(parsum_context *ctx,
     c->areas = (parsum__sort_area *)(void *)(s + l.areas);
     c->nareas = nareas;
     for (int i = 0; i < nareas; i++)
-        carve_area(&c->areas[i], s + l.mem + (size_t)i * l.area_bytes, &l);
+        carve_area(c, &c->areas[i], s + l.mem + (size_t)i * l.area_bytes, &l);
     return PARSUM_OK;
 }
 
@@ -371,6 +383,7 @@ typedef struct rjob {
     parsum__sort_area *areas;
     parsum__sort_digits dg;
     const void *kin;
+    const size_t *tot; /* the counts of every digit over all blocks */
     bool wc;
     /* the current pass */
     unsigned j;
@@ -471,6 +484,7 @@ static unsigned used_digits(rjob *r, unsigned *used)
         }
         tot = t;
     }
+    r->tot = tot;
     unsigned u = 0;
     for (unsigned j = 0; j < r->dg.count; j++) {
         const size_t *h = tot + (size_t)j * PARSUM__SORT_RADIX_MAX;
@@ -525,6 +539,175 @@ static span span_of(const parsum__sort_call *c, size_t off)
     return s;
 }
 
+
+/* ---- MSD first: one pass over memory, then each bucket in the cache ------
+ * An array that does not fit in the cache crosses memory once per LSD
+ * pass. When the most significant pass's buckets each fit in a thread's
+ * local buffer, that pass goes first instead (a stable counting sort by
+ * the top digit, into the temporary, write-combining), and every bucket
+ * is then sorted on its own by the remaining digits, least significant
+ * first, between the local buffer and the output: the stable LSD sort of
+ * the bucket, in the cache. Stable as a whole, since both steps are; the
+ * array crosses memory about twice instead of once per pass, and the
+ * bucket passes are plain stores to the cache. A digit that is constant
+ * within a bucket is skipped there. */
+
+typedef struct bjob {
+    const rjob *r;
+    span s;
+    parsum__sort_digits low; /* the bits below the top digit, in digits */
+    unsigned u;              /* passes of the whole sort */
+    const size_t *bstart;    /* bucket b: [bstart[b], bstart[b + 1] or m) */
+    size_t nbuckets;
+    size_t next; /* the next bucket to take (atomic) */
+} bjob;
+
+/* The positions of digit j (one block: its counts h). */
+static void prefix(const size_t *h, unsigned bits, size_t *pos)
+{
+    size_t s = 0;
+    for (size_t d = 0; d < ((size_t)1 << bits); d++) {
+        pos[d] = s;
+        s += h[d];
+    }
+}
+
+/* The bucket's m elements from the temporary to the output unchanged
+ * (every remaining digit constant in it), positions widened if need be. */
+static void bucket_copy(const bjob *j, size_t lo, size_t m)
+{
+    const parsum__sort_call *c = j->r->c;
+    size_t kb = c->kb, tv = temp_vs(c);
+    memcpy((char *)j->s.kout + lo * kb, c->kt1 + (j->r->off + lo) * kb, m * kb);
+    if (c->vm == PARSUM__SV_NONE)
+        return;
+    const unsigned char *v = c->vt + (j->r->off + lo) * tv;
+    if (c->idx32) {
+        uint64_t *o = (uint64_t *)j->s.vout + lo;
+        for (size_t i = 0; i < m; i++) {
+            uint32_t x;
+            memcpy(&x, v + 4 * i, 4);
+            o[i] = x;
+        }
+    } else {
+        memcpy((char *)j->s.vout + lo * c->vs, v, m * c->vs);
+    }
+}
+
+static void sort_bucket(const bjob *j, parsum__sort_area *ar, size_t lo,
+                        size_t m)
+{
+    const parsum__sort_call *c = j->r->c;
+    size_t kb = c->kb, tv = temp_vs(c), off = j->r->off + lo;
+    const unsigned char *xk = c->kt1 + off * kb, *xv = c->vt + off * tv;
+    for (unsigned d = 0; d < j->low.count; d++)
+        memset(ar->hist + (size_t)d * PARSUM__SORT_RADIX_MAX, 0,
+               sizeof(size_t) << j->low.bits[d]);
+    c->k->hist[c->kind](xk, m, c->flip, &j->low, ar->hist);
+    unsigned used[PARSUM__SORT_MAX_DIGITS], uu = 0;
+    for (unsigned d = 0; d < j->low.count; d++) {
+        const size_t *h = ar->hist + (size_t)d * PARSUM__SORT_RADIX_MAX;
+        size_t x = 0, rad = (size_t)1 << j->low.bits[d];
+        while (x < rad && h[x] == 0)
+            x++;
+        if (x == rad || h[x] != m)
+            used[uu++] = d;
+    }
+    if (uu == 0) {
+        bucket_copy(j, lo, m);
+        return;
+    }
+    unsigned char *lk = ar->local, *lv = ar->local + ar->local_cap * kb;
+    unsigned char *ok = (unsigned char *)j->s.kout + lo * kb;
+    unsigned char *ov = j->s.vout ? (unsigned char *)j->s.vout + lo * c->vs
+                                  : NULL;
+    const unsigned char *sk = xk, *sv = xv;
+    for (unsigned p = 0; p < uu; p++) {
+        /* the last pass lands in the output, the others alternate */
+        bool to_out = (uu - 1 - p) % 2 == 0;
+        parsum__sort_pass ps;
+        memset(&ps, 0, sizeof ps);
+        ps.src_k = sk;
+        ps.src_v = sv;
+        ps.dst_k = to_out ? ok : lk;
+        ps.dst_v = to_out ? ov : lv;
+        ps.vs = c->vs;
+        ps.hi = m;
+        ps.flip = c->flip;
+        ps.shift = j->low.shift[used[p]];
+        ps.bits = j->low.bits[used[p]];
+        ps.pos = ar->pos;
+        prefix(ar->hist + (size_t)used[p] * PARSUM__SORT_RADIX_MAX, ps.bits,
+               ar->pos);
+        int vm = pass_vm(c, 1 + p, 1 + uu);
+        c->k->scatter[c->kind][vm](&ps);
+        sk = ps.dst_k;
+        sv = ps.dst_v;
+    }
+}
+
+static void bucket_worker(void *arg, int tid, int nt)
+{
+    bjob *j = arg;
+    (void)nt;
+    for (;;) {
+        size_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (b >= j->nbuckets)
+            break;
+        size_t lo = j->bstart[b];
+        size_t hi = b + 1 < j->nbuckets ? j->bstart[b + 1] : j->r->m;
+        if (hi > lo)
+            sort_bucket(j, &j->r->areas[tid], lo, hi - lo);
+    }
+}
+
+/* Whether the MSD-first sort applies: data beyond the cache, at least two
+ * passes, the keys wanted (the buckets move through the output), and
+ * every bucket of the top digit within a local buffer. */
+static bool msd_fits(const rjob *r, unsigned top, unsigned u)
+{
+    const parsum__sort_call *c = r->c;
+    if (!r->wc || u < 2 || c->a->keys_out == NULL || r->areas[0].local == NULL)
+        return false;
+    const size_t *h = r->tot + (size_t)top * PARSUM__SORT_RADIX_MAX;
+    for (size_t d = 0; d < ((size_t)1 << r->dg.bits[top]); d++)
+        if (h[d] > r->areas[0].local_cap)
+            return false;
+    return true;
+}
+
+static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
+                           unsigned u)
+{
+    const parsum__sort_call *c = r->c;
+    bool values = c->vm != PARSUM__SV_NONE;
+    unsigned top = used[u - 1];
+    /* the top digit: input -> temporary, by the blocks' counts of step 1 */
+    r->j = top;
+    r->vm = pass_vm(c, 0, u);
+    r->src_k = s->kin;
+    r->src_v = values ? s->vin : NULL;
+    r->dst_k = s->kt1;
+    r->dst_v = values ? s->vt : NULL;
+    positions(r, top, true);
+    parsum__sched_spmd(r->nb, scatter_worker, r);
+    bjob j;
+    memset(&j, 0, sizeof j);
+    j.r = r;
+    j.s = *s;
+    j.u = u;
+    /* the bits below the top digit in digits of at most 8 bits: a
+     * bucket's passes then scatter to 256 places in the L1 cache instead
+     * of 2048 in L2 (a third more passes, each far cheaper) */
+    plan_digits(c->begin, r->dg.shift[top], 8, &j.low);
+    /* bucket starts in areas[0].cnt, which the buckets leave alone */
+    size_t *bs = r->areas[0].cnt;
+    j.nbuckets = (size_t)1 << r->dg.bits[top];
+    prefix(r->tot + (size_t)top * PARSUM__SORT_RADIX_MAX, r->dg.bits[top], bs);
+    j.bstart = bs;
+    parsum__sched_spmd(r->nb, bucket_worker, &j);
+}
+
 void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
                         int nb, parsum__sort_area *areas)
 {
@@ -545,14 +728,18 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
         parsum__sort_identity(c, off, m, nb);
         return;
     }
+    bool values = c->vm != PARSUM__SV_NONE;
+    size_t bytes = m * (c->kb + (values ? c->vs : 0));
+    r.wc = bytes > wc_threshold();
+    if (msd_fits(&r, used[u - 1], u)) {
+        sort_msd_first(&r, &s, used, u);
+        return;
+    }
     void *dk[PARSUM__SORT_MAX_DIGITS], *dv[PARSUM__SORT_MAX_DIGITS];
     void *kend = chain(s.kin, s.kout, s.kt1, s.kt2, u, dk);
     void *vend = NULL;
-    bool values = c->vm != PARSUM__SV_NONE;
     if (values)
         vend = chain(s.vin, s.vout, s.vt, NULL, u, dv);
-    size_t bytes = m * (c->kb + (values ? c->vs : 0));
-    r.wc = bytes > wc_threshold();
     for (unsigned p = 0; p < u; p++) {
         r.j = used[p];
         r.vm = pass_vm(c, p, u);

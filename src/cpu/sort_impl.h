@@ -21,9 +21,14 @@
  *   hist  the block's counts of every digit (PARSUM__SORT_RADIX_MAX
  *         counters per digit), tot the sums over the blocks, cnt the
  *         block's counts of the current pass's digit, pos its positions. */
+#define PARSUM__SORT_LOCAL_BYTES ((size_t)1 << 20)
 typedef struct parsum__sort_area {
     size_t *hist, *tot, *cnt, *pos, *start;
     unsigned char *stage;
+    /* a bucket of the MSD pass (sort.c): local_cap keys, then their
+     * values, sorted here in the cache */
+    unsigned char *local;
+    size_t local_cap;
 } parsum__sort_area;
 
 /* One call's arrays, key format and scratch; a sort of the elements
