@@ -35,44 +35,31 @@ size_t parsum__sort_small_max(const parsum__sort_call *c)
     return m < PARSUM__SORT_SMALL_MAX ? m : PARSUM__SORT_SMALL_MAX;
 }
 
-/* The selected ordered bits of the raw key at p. */
-static uint64_t sel_bits(const parsum__sort_call *c, const unsigned char *p)
+/* The selected ordered bits of the m raw keys at k, shifted left by
+ * `up` and or-ed with their positions (up 0: the bits alone); the switch
+ * on the key kind is outside the loops. */
+#define SEL_LOOP(T, ORD)                                                    \
+    for (size_t i = 0; i < m; i++) {                                        \
+        T x;                                                                \
+        memcpy(&x, k + i * sizeof(T), sizeof(T));                           \
+        uint64_t o = (uint64_t)(T)(ORD) >> c->begin;                        \
+        out[i] = (o & mask) << up | (up ? i : 0);                           \
+    }
+
+static void sel_keys(const parsum__sort_call *c, const unsigned char *k,
+                     size_t m, unsigned up, uint64_t *out)
 {
-    uint64_t o;
-    switch (c->kind) {
-    case PARSUM__SK_U8: o = (uint8_t)(*p ^ c->flip); break;
-    case PARSUM__SK_U16: {
-        uint16_t k;
-        memcpy(&k, p, 2);
-        o = (uint16_t)(k ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_U32: {
-        uint32_t k;
-        memcpy(&k, p, 4);
-        o = (uint32_t)(k ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_F32: {
-        uint32_t k;
-        memcpy(&k, p, 4);
-        o = (uint32_t)(parsum__ord_f32(k) ^ c->flip);
-        break;
-    }
-    case PARSUM__SK_F64: {
-        uint64_t k;
-        memcpy(&k, p, 8);
-        o = parsum__ord_f64(k) ^ c->flip;
-        break;
-    }
-    default:
-        memcpy(&o, p, 8);
-        o ^= c->flip;
-        break;
-    }
     unsigned w = c->end - c->begin;
-    o >>= c->begin;
-    return w < 64 ? o & (((uint64_t)1 << w) - 1) : o;
+    uint64_t mask = w < 64 ? ((uint64_t)1 << w) - 1 : ~(uint64_t)0;
+    uint64_t f = c->flip;
+    switch (c->kind) {
+    case PARSUM__SK_U8: SEL_LOOP(uint8_t, x ^ f) break;
+    case PARSUM__SK_U16: SEL_LOOP(uint16_t, x ^ f) break;
+    case PARSUM__SK_U32: SEL_LOOP(uint32_t, x ^ f) break;
+    case PARSUM__SK_F32: SEL_LOOP(uint32_t, parsum__ord_f32(x) ^ f) break;
+    case PARSUM__SK_F64: SEL_LOOP(uint64_t, parsum__ord_f64(x) ^ f) break;
+    default: SEL_LOOP(uint64_t, x ^ f) break;
+    }
 }
 
 /* Stable insertion sort of a[0 .. m). */
@@ -167,36 +154,23 @@ static uint64_t *sort_words(uint64_t *a, uint64_t *tmp, size_t m)
     return a;
 }
 
-/* n elements of `size` bytes, element j from src[order[j].pos]; a switch
- * per call, so that each size is a fixed-size copy. */
+/* n elements of `size` bytes, element j from src[pos j], pos j the low
+ * POS_BITS of order[j]; a switch per call, so that each size is a
+ * fixed-size copy. */
+#define GATHER_LOOP(size)                                                   \
+    for (size_t j = 0; j < n; j++)                                          \
+        memcpy(dst + (size) * j, src + (size) * (order[j] & POS_MASK), (size))
+
 static void gather(unsigned char *dst, const unsigned char *src,
-                   const item *order, size_t n, size_t size)
+                   const uint64_t *order, size_t n, size_t size)
 {
     switch (size) {
-    case 1:
-        for (size_t j = 0; j < n; j++)
-            dst[j] = src[order[j].pos];
-        break;
-    case 2:
-        for (size_t j = 0; j < n; j++)
-            memcpy(dst + 2 * j, src + 2 * (size_t)order[j].pos, 2);
-        break;
-    case 4:
-        for (size_t j = 0; j < n; j++)
-            memcpy(dst + 4 * j, src + 4 * (size_t)order[j].pos, 4);
-        break;
-    case 8:
-        for (size_t j = 0; j < n; j++)
-            memcpy(dst + 8 * j, src + 8 * (size_t)order[j].pos, 8);
-        break;
-    case 16:
-        for (size_t j = 0; j < n; j++)
-            memcpy(dst + 16 * j, src + 16 * (size_t)order[j].pos, 16);
-        break;
-    default:
-        for (size_t j = 0; j < n; j++)
-            memcpy(dst + size * j, src + size * order[j].pos, size);
-        break;
+    case 1: GATHER_LOOP(1); break;
+    case 2: GATHER_LOOP(2); break;
+    case 4: GATHER_LOOP(4); break;
+    case 8: GATHER_LOOP(8); break;
+    case 16: GATHER_LOOP(16); break;
+    default: GATHER_LOOP(size); break;
     }
 }
 
@@ -211,24 +185,24 @@ void parsum__sort_small(const parsum__sort_call *c, size_t off, size_t m)
     const unsigned char *kin = (const unsigned char *)s->keys_in + off * kb;
     unsigned char *kout =
         s->keys_out ? (unsigned char *)s->keys_out + off * kb : NULL;
-    const item *order;
+    const uint64_t *order;
+    /* words: in the items' memory, positions in their low bits */
+    uint64_t *w = (uint64_t *)(void *)a, *wt = (uint64_t *)(void *)tmp;
     if (c->end - c->begin <= 64 - POS_BITS) {
-        /* the words live in the items' memory; the positions go back into
-         * the items for the gathers */
-        uint64_t *w = (uint64_t *)(void *)a, *wt = (uint64_t *)(void *)tmp;
-        for (size_t i = 0; i < m; i++)
-            w[i] = sel_bits(c, kin + i * kb) << POS_BITS | i;
-        uint64_t *sorted = sort_words(w, wt, m);
-        item *dst = sorted == w ? tmp : a;
-        for (size_t j = 0; j < m; j++)
-            dst[j].pos = (uint32_t)(sorted[j] & POS_MASK);
-        order = dst;
+        sel_keys(c, kin, m, POS_BITS, w);
+        order = sort_words(w, wt, m);
     } else {
+        sel_keys(c, kin, m, 0, wt);
         for (size_t i = 0; i < m; i++) {
-            a[i].key = sel_bits(c, kin + i * kb);
+            a[i].key = wt[i];
             a[i].pos = (uint32_t)i;
         }
-        order = sort_items(a, tmp, m);
+        const item *sorted = sort_items(a, tmp, m);
+        /* the positions as words, in the array the result is not in */
+        uint64_t *pw = sorted == a ? wt : w;
+        for (size_t j = 0; j < m; j++)
+            pw[j] = sorted[j].pos;
+        order = pw;
     }
     if (kout != NULL) {
         if (kout == kin) {
@@ -240,7 +214,7 @@ void parsum__sort_small(const parsum__sort_call *c, size_t off, size_t m)
     if (c->vm == PARSUM__SV_IDX64) {
         uint64_t *perm = (uint64_t *)s->values_out + off;
         for (size_t j = 0; j < m; j++)
-            perm[j] = off + order[j].pos;
+            perm[j] = off + (order[j] & POS_MASK);
     } else if (c->vm != PARSUM__SV_NONE) {
         const unsigned char *vin =
             (const unsigned char *)s->values_in + off * vs;
