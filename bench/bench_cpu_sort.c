@@ -20,8 +20,10 @@
  * 11 bits (src/cpu/sort.c): 3 for 32-bit keys, 6 for 64-bit ones (random
  * keys leave no digit constant, so none is skipped). Segments small enough
  * to be sorted in the cache cross memory once: the many-segment case's
- * floor is one copy. Printed: ms, Mkeys/s, the floor and parsum's time
- * over it.
+ * floor is one copy. (Arrays whose top-digit buckets fit the cache are
+ * sorted MSD first, src/cpu/sort.c, and cross memory about twice instead:
+ * the row also gives parsum's time in copies, for any other floor.)
+ * Printed: ms, Mkeys/s, the floor, parsum's time over it and in copies.
  *
  * Checks (every case): the output is in order (within each segment) and
  * holds the same keys (and pairs) as the input, by an order-independent
@@ -286,9 +288,10 @@ static void print_case(FILE *out, const sbench *b, const scase *c,
         return;
     }
     fprintf(out, "%-15s %-12s %10.3f %9.2f   %u passes, floor %.3f ms, "
-                 "%.2fx floor%s\n",
+                 "%.2fx floor (%.1f copies)%s\n",
             c->name, "parsum", r->t_parsum * 1e3, n / r->t_parsum / 1e6,
-            passes, floor * 1e3, r->t_parsum / floor, r->ok ? "" : "  CHECK FAILED");
+            passes, floor * 1e3, r->t_parsum / floor, r->t_parsum / copy,
+            r->ok ? "" : "  CHECK FAILED");
     fprintf(out, "%-15s %-12s %10.3f %9.2f   on %s keys, serial\n", "",
             "qsort", r->t_qsort * 1e3, (double)r->qn / r->t_qsort / 1e6, qn);
     fprintf(out, "%-15s %-12s %10.3f %9s   %.2f GB/s (read + write)\n", "",
