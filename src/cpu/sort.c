@@ -46,9 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Below this many elements one thread sorts: a parallel pass costs two
- * fork-joins and a prefix over every block's counters. */
-#define PAR_MIN ((size_t)1 << 16)
+/* Below this many elements one thread sorts: a parallel LSD sort costs
+ * two fork-joins per pass and a prefix over every block's counters, and a
+ * fork-join costs far more on a busy machine (2^17 u32 keys take about a
+ * millisecond on one thread of the development machine). */
+#define PAR_MIN ((size_t)1 << 17)
 /* Elements each thread of a parallel sort should get at least. */
 #define PER_THREAD ((size_t)1 << 15)
 /* Sorts of fewer elements use 8-bit digits: 256 counters per digit to
