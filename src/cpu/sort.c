@@ -181,8 +181,10 @@ int parsum__sort_threads(size_t n, int threads)
 /* Byte offsets in the scratch: the temporaries, the area structs, then
  * each area's memory (area_bytes from `mem` on). */
 typedef struct layout {
-    size_t kt1, kt2, vt, areas, mem, area_bytes, hist, stage, total;
+    size_t kt1, kt2, vt, areas, mem, area_bytes, hist, stage, local, total;
 } layout;
+
+static size_t wc_threshold(void);
 
 static bool add_piece(size_t *at, size_t bytes, size_t *where)
 {
@@ -215,10 +217,15 @@ static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
     size_t n = a->n, at = 0, tv = temp_vs(c), ndig = (c->end - c->begin + 7) / 8;
     size_t r = PARSUM__SORT_RADIX_MAX, w = sizeof(size_t);
     l->hist = ndig * r * w;
-    l->stage = r * stage_max(c);
+    /* the write-combining staging and the MSD buckets' local buffer only
+     * where a sort may leave the cache (the test of parsum__sort_radix) */
+    size_t vb = c->vm == PARSUM__SV_NONE ? 0 : c->vs;
+    bool big = n * (c->kb + vb) > wc_threshold();
+    l->stage = big ? r * stage_max(c) : 0;
+    l->local = big ? PARSUM__SORT_LOCAL_BYTES : 0;
     /* hist, tot, cnt, pos, start, stage, local */
     l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w) + l->stage +
-                    PARSUM__SORT_LOCAL_BYTES;
+                    l->local;
     size_t areas;
     if (!add_piece(&at, n * c->kb, &l->kt1) ||
         !add_piece(&at, a->keys_out == NULL ? n * c->kb : 0, &l->kt2) ||
@@ -246,10 +253,10 @@ static void carve_area(const parsum__sort_call *c, parsum__sort_area *ar,
     p += round64(r);
     ar->start = (size_t *)(void *)p;
     p += round64(r);
-    ar->stage = p;
+    ar->stage = l->stage ? p : NULL;
     p += l->stage;
-    ar->local = p;
-    ar->local_cap = PARSUM__SORT_LOCAL_BYTES / (c->kb + temp_vs(c));
+    ar->local = l->local ? p : NULL;
+    ar->local_cap = l->local / (c->kb + temp_vs(c));
 }
 
 parsum_status parsum__sort_call_init(parsum_context *ctx,
