@@ -178,10 +178,12 @@ int parsum__sort_threads(size_t n, int threads)
 
 /* ---- scratch --------------------------------------------------------------- */
 
-/* Byte offsets in the scratch: the temporaries, the area structs, then
- * each area's memory (area_bytes from `mem` on). */
+/* Byte offsets in the scratch: the temporaries, the area structs, each
+ * area's memory (area_bytes from `mem` on), then the threads' staging and
+ * local buffers (from `tmem` on). */
 typedef struct layout {
-    size_t kt1, kt2, vt, areas, mem, area_bytes, hist, stage, local, total;
+    size_t kt1, kt2, vt, areas, mem, tmem, area_bytes, hist, stage, local,
+        total;
 } layout;
 
 static size_t wc_threshold(void);
@@ -211,8 +213,17 @@ static size_t stage_max(const parsum__sort_call *c)
     return m;
 }
 
-static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
+/* Blocks of a sort on nt threads: several per thread, handed out from a
+ * shared counter, so that a thread the system holds back (a busy machine)
+ * delays a pass by one block, not by its whole share. */
+static int blocks_for(int nt)
 {
+    return nt > 1 ? nt * PARSUM__SORT_BLOCKS_PER_THREAD : nt;
+}
+
+static bool plan_layout(const parsum__sort_call *c, int threads, layout *l)
+{
+    int nareas = blocks_for(threads);
     const parsum__sort_args *a = c->a;
     size_t n = a->n, at = 0, tv = temp_vs(c), ndig = (c->end - c->begin + 7) / 8;
     size_t r = PARSUM__SORT_RADIX_MAX, w = sizeof(size_t);
@@ -223,24 +234,30 @@ static bool plan_layout(const parsum__sort_call *c, int nareas, layout *l)
     bool big = n * (c->kb + vb) > wc_threshold();
     l->stage = big ? r * stage_max(c) : 0;
     l->local = big ? PARSUM__SORT_LOCAL_BYTES : 0;
-    /* hist, tot, cnt, pos, start, stage, local */
-    l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w) + l->stage +
-                    l->local;
-    size_t areas;
+    /* every area: hist, tot, cnt, pos, start; the threads' areas also
+     * stage and local, after all the areas */
+    l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w);
+    size_t areas, thread_bytes;
     if (!add_piece(&at, n * c->kb, &l->kt1) ||
         !add_piece(&at, a->keys_out == NULL ? n * c->kb : 0, &l->kt2) ||
         !add_piece(&at, c->vm == PARSUM__SV_NONE ? 0 : n * tv, &l->vt) ||
         !add_piece(&at, (size_t)nareas * sizeof(parsum__sort_area),
                    &l->areas) ||
         !parsum__mul_size((size_t)nareas, l->area_bytes, &areas) ||
-        !add_piece(&at, areas, &l->mem))
+        !add_piece(&at, areas, &l->mem) ||
+        !parsum__mul_size((size_t)threads, l->stage + l->local,
+                          &thread_bytes) ||
+        !add_piece(&at, thread_bytes, &l->tmem))
         return false;
     l->total = at;
     return true;
 }
 
+/* Area i at p; the threads' areas (i < threads) also get staging and a
+ * local buffer at t. */
 static void carve_area(const parsum__sort_call *c, parsum__sort_area *ar,
-                       unsigned char *p, const layout *l)
+                       unsigned char *p, unsigned char *t, bool thread,
+                       const layout *l)
 {
     size_t r = PARSUM__SORT_RADIX_MAX * sizeof(size_t);
     ar->hist = (size_t *)(void *)p;
@@ -252,16 +269,14 @@ static void carve_area(const parsum__sort_call *c, parsum__sort_area *ar,
     ar->pos = (size_t *)(void *)p;
     p += round64(r);
     ar->start = (size_t *)(void *)p;
-    p += round64(r);
-    ar->stage = l->stage ? p : NULL;
-    p += l->stage;
-    ar->local = l->local ? p : NULL;
-    ar->local_cap = l->local / (c->kb + temp_vs(c));
+    ar->stage = thread && l->stage ? t : NULL;
+    ar->local = thread && l->local ? t + l->stage : NULL;
+    ar->local_cap = thread ? l->local / (c->kb + temp_vs(c)) : 0;
 }
 
 parsum_status parsum__sort_call_init(parsum_context *ctx,
                                      parsum__sort_call *c,
-                                     const parsum__sort_args *a, int nareas)
+                                     const parsum__sort_args *a, int threads)
 {
     memset(c, 0, sizeof *c);
     c->a = a;
@@ -284,11 +299,11 @@ parsum_status parsum__sort_call_init(parsum_context *ctx,
             : a->value_size == 16 ? PARSUM__SV_16
                                   : PARSUM__SV_ANY;
     c->idx32 = a->indices && (uint64_t)a->n <= (uint64_t)UINT32_MAX + 1;
-    c->threads = nareas;
-    if (nareas == 0)
+    c->threads = threads;
+    if (threads == 0)
         return PARSUM_OK;
     layout l;
-    if (!plan_layout(c, nareas, &l))
+    if (!plan_layout(c, threads, &l))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: the scratch memory of a sort of %zu "
                             "elements overflows size_t",
@@ -300,9 +315,12 @@ parsum_status parsum__sort_call_init(parsum_context *ctx,
     c->kt2 = s + l.kt2;
     c->vt = s + l.vt;
     c->areas = (parsum__sort_area *)(void *)(s + l.areas);
-    c->nareas = nareas;
-    for (int i = 0; i < nareas; i++)
-        carve_area(c, &c->areas[i], s + l.mem + (size_t)i * l.area_bytes, &l);
+    c->nareas = blocks_for(threads);
+    for (int i = 0; i < c->nareas; i++)
+        carve_area(c, &c->areas[i], s + l.mem + (size_t)i * l.area_bytes,
+                   s + l.tmem + (size_t)(i < threads ? i : 0) *
+                                    (l.stage + l.local),
+                   i < threads, &l);
     return PARSUM_OK;
 }
 
@@ -393,6 +411,8 @@ typedef struct rjob {
     parsum__sort_digits dg;
     const void *kin;
     const size_t *tot; /* the counts of every digit over all blocks */
+    int nt;            /* threads; areas[0 .. nt) have their buffers */
+    size_t next;       /* the next block to take (atomic) */
     bool wc;
     /* the current pass */
     unsigned j;
@@ -401,11 +421,27 @@ typedef struct rjob {
     void *dst_k, *dst_v;
 } rjob;
 
+/* The next block for a worker, or -1 when all are taken. */
+static int take_block(rjob *r)
+{
+    size_t b = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+    return b < (size_t)r->nb ? (int)b : -1;
+}
+
+/* Runs fn on the blocks of r on r->nt threads. */
+static void run_blocks(rjob *r, void (*fn)(void *, int, int))
+{
+    r->next = 0;
+    parsum__sched_spmd(r->nt, fn, r);
+}
+
 static void hist_worker(void *arg, int tid, int nt)
 {
-    const rjob *r = arg;
+    rjob *r = arg;
     const parsum__sort_call *c = r->c;
-    for (int b = tid; b < r->nb; b += nt) {
+    (void)tid;
+    (void)nt;
+    for (int b; (b = take_block(r)) >= 0;) {
         parsum__sort_area *ar = &r->areas[b];
         size_t lo, hi;
         share(r->m, b, r->nb, &lo, &hi);
@@ -420,10 +456,12 @@ static void hist_worker(void *arg, int tid, int nt)
 /* The blocks' counts of pass j's digit in its source. */
 static void count_worker(void *arg, int tid, int nt)
 {
-    const rjob *r = arg;
+    rjob *r = arg;
     const parsum__sort_call *c = r->c;
     parsum__sort_digits one = {1, {r->dg.shift[r->j]}, {r->dg.bits[r->j]}};
-    for (int b = tid; b < r->nb; b += nt) {
+    (void)tid;
+    (void)nt;
+    for (int b; (b = take_block(r)) >= 0;) {
         parsum__sort_area *ar = &r->areas[b];
         size_t lo, hi;
         share(r->m, b, r->nb, &lo, &hi);
@@ -435,11 +473,12 @@ static void count_worker(void *arg, int tid, int nt)
 
 static void scatter_worker(void *arg, int tid, int nt)
 {
-    const rjob *r = arg;
+    rjob *r = arg;
     const parsum__sort_call *c = r->c;
     parsum__sort_scatter_fn fn = r->wc ? c->k->scatter_wc[c->kind][r->vm]
                                        : c->k->scatter[c->kind][r->vm];
-    for (int b = tid; b < r->nb; b += nt) {
+    (void)nt;
+    for (int b; (b = take_block(r)) >= 0;) {
         parsum__sort_pass p;
         p.src_k = r->src_k;
         p.src_v = r->src_v;
@@ -452,7 +491,7 @@ static void scatter_worker(void *arg, int tid, int nt)
         p.shift = r->dg.shift[r->j];
         p.bits = r->dg.bits[r->j];
         p.pos = r->areas[b].pos;
-        p.start = r->areas[tid].start;
+        p.start = r->areas[b].start;
         p.stage = r->areas[tid].stage;
         fn(&p);
     }
@@ -699,7 +738,7 @@ static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
     r->dst_k = s->kt1;
     r->dst_v = values ? s->vt : NULL;
     positions(r, top, true);
-    parsum__sched_spmd(r->nb, scatter_worker, r);
+    run_blocks(r, scatter_worker);
     bjob j;
     memset(&j, 0, sizeof j);
     j.r = r;
@@ -714,27 +753,28 @@ static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
     j.nbuckets = (size_t)1 << r->dg.bits[top];
     prefix(r->tot + (size_t)top * PARSUM__SORT_RADIX_MAX, r->dg.bits[top], bs);
     j.bstart = bs;
-    parsum__sched_spmd(r->nb, bucket_worker, &j);
+    parsum__sched_spmd(r->nt, bucket_worker, &j);
 }
 
 void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
-                        int nb, parsum__sort_area *areas)
+                        int nt, parsum__sort_area *areas)
 {
     rjob r;
     memset(&r, 0, sizeof r);
     r.c = c;
     r.off = off;
     r.m = m;
-    r.nb = nb;
+    r.nt = nt;
+    r.nb = blocks_for(nt);
     r.areas = areas;
     plan_digits(c->begin, c->end, digit_bits(m), &r.dg);
     span s = span_of(c, off);
     r.kin = s.kin;
-    parsum__sched_spmd(nb, hist_worker, &r);
+    run_blocks(&r, hist_worker);
     unsigned used[PARSUM__SORT_MAX_DIGITS];
     unsigned u = used_digits(&r, used);
     if (u == 0) {
-        parsum__sort_identity(c, off, m, nb);
+        parsum__sort_identity(c, off, m, nt);
         return;
     }
     bool values = c->vm != PARSUM__SV_NONE;
@@ -757,16 +797,16 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
         r.dst_k = dk[p];
         r.dst_v = values ? dv[p] : NULL;
         /* with one block, its counts are the totals of step 1 */
-        bool first = p == 0 || nb == 1;
+        bool first = p == 0 || r.nb == 1;
         if (!first)
-            parsum__sched_spmd(nb, count_worker, &r);
+            run_blocks(&r, count_worker);
         positions(&r, r.j, first);
-        parsum__sched_spmd(nb, scatter_worker, &r);
+        run_blocks(&r, scatter_worker);
     }
     if (kend != s.kout)
-        copy_out(s.kout, kend, m * c->kb, 0, nb);
+        copy_out(s.kout, kend, m * c->kb, 0, nt);
     if (values && vend != s.vout)
-        copy_out(s.vout, vend, m * c->vs, 0, nb);
+        copy_out(s.vout, vend, m * c->vs, 0, nt);
 }
 
 /* ---- the slot ------------------------------------------------------------------ */

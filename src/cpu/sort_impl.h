@@ -22,6 +22,8 @@
  *         counters per digit), tot the sums over the blocks, cnt the
  *         block's counts of the current pass's digit, pos its positions. */
 #define PARSUM__SORT_LOCAL_BYTES ((size_t)1 << 20)
+/* Blocks per thread of a parallel sort (sort.c, blocks_for). */
+#define PARSUM__SORT_BLOCKS_PER_THREAD 4
 typedef struct parsum__sort_area {
     size_t *hist, *tot, *cnt, *pos, *start;
     unsigned char *stage;
@@ -56,21 +58,23 @@ typedef struct parsum__sort_call {
     int threads; /* threads a parallel sort of one array may use */
 } parsum__sort_call;
 
-/* Sets up c for the call a: key format and value mode, the scratch for
- * nareas areas carved from one request. */
+/* Sets up c for the call a: key format and value mode, and the scratch
+ * (carved from one request) of sorts on up to `threads` threads: the areas
+ * of their blocks, the first `threads` of them each thread's own (0: no
+ * scratch, for the small sorts). */
 parsum_status parsum__sort_call_init(parsum_context *ctx,
                                      parsum__sort_call *c,
                                      const parsum__sort_args *a,
-                                     int nareas);
+                                     int threads);
 
 /* Threads worth using for a sort of n elements, at most `threads`. */
 int parsum__sort_threads(size_t n, int threads);
 
-/* Sorts elements [off, off + m) of c's arrays: a radix sort split into
- * nb blocks (nb threads, areas[0 .. nb)), or one block in the calling
- * thread (nb 1, areas: that thread's). */
+/* Sorts elements [off, off + m) of c's arrays: a radix sort on nt
+ * threads (areas: all of c's), or in the calling thread (nt 1, areas:
+ * that thread's own). */
 void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
-                        int nb, parsum__sort_area *areas);
+                        int nt, parsum__sort_area *areas);
 
 /* Up to how many elements parsum__sort_small beats the radix sort for c's
  * keys (at most PARSUM__SORT_SMALL_MAX), and that sort of the m elements
