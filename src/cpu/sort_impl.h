@@ -1,7 +1,9 @@
 /*
- * sort_impl.h - what the CPU radix sort's drivers share: sort.c (the LSD
- * radix sort of one array, the small sorts, the sort slot) and sort_seg.c
- * (the segmented sort slot, which sorts each segment with them).
+ * sort_impl.h - what the CPU radix sort's drivers share: sort_call.c (a
+ * call's key format, value mode and scratch), sort.c (the radix sort of
+ * one array, the sort slot), sort_small.c (the small sorts) and
+ * sort_seg.c (the segmented sort slot, which sorts each segment with
+ * them).
  */
 #ifndef PARSUM_CPU_SORT_IMPL_H
 #define PARSUM_CPU_SORT_IMPL_H
@@ -69,6 +71,22 @@ parsum_status parsum__sort_call_init(parsum_context *ctx,
 
 /* Threads worth using for a sort of n elements, at most `threads`. */
 int parsum__sort_threads(size_t n, int threads);
+
+/* Blocks of a sort on nt threads: several per thread, handed out from a
+ * shared counter, so that a thread the system holds back (a busy machine)
+ * delays a pass by one block, not by its whole share. */
+int parsum__sort_blocks(int nt);
+
+/* Bytes of keys and values above which a sort goes through the
+ * write-combining scatter (sort_call.c). */
+size_t parsum__sort_wc_threshold(void);
+
+/* Bytes of a value in the value temporary: the positions of
+ * parsum_sort_indices travel as uint32_t when they fit. */
+static inline size_t parsum__sort_temp_vs(const parsum__sort_call *c)
+{
+    return c->idx32 ? 4 : c->vs;
+}
 
 /* Sorts elements [off, off + m) of c's arrays: a radix sort on nt
  * threads (areas: all of c's), or in the calling thread (nt 1, areas:
