@@ -183,6 +183,7 @@ typedef struct rjob {
     const void *kin;
     const size_t *tot; /* the counts of every digit over all blocks */
     int nt;            /* threads; areas[0 .. nt) have their buffers */
+    unsigned hist_from; /* step 1 counts the digits from this one on */
     size_t next;       /* the next block to take (atomic) */
     bool wc;
     /* the current pass */
@@ -216,11 +217,16 @@ static void hist_worker(void *arg, int tid, int nt)
         parsum__sort_area *ar = &r->areas[b];
         size_t lo, hi;
         share(r->m, b, r->nb, &lo, &hi);
-        for (unsigned j = 0; j < r->dg.count; j++)
+        parsum__sort_digits dg = {0, {0}, {0}};
+        for (unsigned j = r->hist_from; j < r->dg.count; j++) {
             memset(ar->hist + (size_t)j * PARSUM__SORT_RADIX_MAX, 0,
                    sizeof(size_t) << r->dg.bits[j]);
-        c->k->hist[c->kind]((const char *)r->kin + lo * c->kb, hi - lo,
-                            c->flip, &r->dg, ar->hist);
+            dg.shift[dg.count] = r->dg.shift[j];
+            dg.bits[dg.count++] = r->dg.bits[j];
+        }
+        c->k->hist[c->kind](
+            (const char *)r->kin + lo * c->kb, hi - lo, c->flip, &dg,
+            ar->hist + (size_t)r->hist_from * PARSUM__SORT_RADIX_MAX);
     }
 }
 
@@ -284,14 +290,15 @@ static void positions(const rjob *r, unsigned j, bool first)
         }
 }
 
-/* The sums over the blocks (with one block, its own counts) and which
- * digits vary; returns how many do, their indices in used[]. */
+/* The sums over the blocks (with one block, its own counts) of the
+ * digits step 1 counted, and which of them vary; returns how many do,
+ * their indices in used[]. */
 static unsigned used_digits(rjob *r, unsigned *used)
 {
     const size_t *tot = r->areas[0].hist;
     if (r->nb > 1) {
         size_t *t = r->areas[0].tot;
-        for (unsigned j = 0; j < r->dg.count; j++) {
+        for (unsigned j = r->hist_from; j < r->dg.count; j++) {
             size_t base = (size_t)j * PARSUM__SORT_RADIX_MAX;
             size_t rad = (size_t)1 << r->dg.bits[j];
             for (size_t d = 0; d < rad; d++) {
@@ -305,7 +312,7 @@ static unsigned used_digits(rjob *r, unsigned *used)
     }
     r->tot = tot;
     unsigned u = 0;
-    for (unsigned j = 0; j < r->dg.count; j++) {
+    for (unsigned j = r->hist_from; j < r->dg.count; j++) {
         const size_t *h = tot + (size_t)j * PARSUM__SORT_RADIX_MAX;
         size_t rad = (size_t)1 << r->dg.bits[j], d = 0;
         while (d < rad && h[d] == 0)
@@ -527,6 +534,25 @@ static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
     parsum__sched_spmd(r->nt, bucket_worker, &j);
 }
 
+/* The MSD-first sort needs step 1's counts of the top digit only (every
+ * bucket counts its own lower digits): they alone are counted first, and
+ * only when the top digit is constant or its buckets too big does the
+ * sort count the others (one read more). */
+static bool try_msd_first(rjob *r, const span *s)
+{
+    unsigned top = r->dg.count - 1, used[PARSUM__SORT_MAX_DIGITS];
+    r->hist_from = top;
+    run_blocks(r, hist_worker);
+    unsigned u = used_digits(r, used);
+    r->hist_from = 0;
+    if (u == 0 || !msd_fits(r, top, r->dg.count))
+        return false;
+    for (unsigned j = 0; j < r->dg.count; j++)
+        used[j] = j;
+    sort_msd_first(r, s, used, r->dg.count);
+    return true;
+}
+
 void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
                         int nt, parsum__sort_area *areas)
 {
@@ -541,6 +567,12 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
     plan_digits(c->begin, c->end, digit_bits(m), &r.dg);
     span s = span_of(c, off);
     r.kin = s.kin;
+    bool values = c->vm != PARSUM__SV_NONE;
+    size_t bytes = m * (c->kb + (values ? c->vs : 0));
+    r.wc = bytes > parsum__sort_wc_threshold();
+    if (r.wc && r.dg.count >= 2 && c->a->keys_out != NULL &&
+        areas[0].local != NULL && try_msd_first(&r, &s))
+        return;
     run_blocks(&r, hist_worker);
     unsigned used[PARSUM__SORT_MAX_DIGITS];
     unsigned u = used_digits(&r, used);
@@ -548,9 +580,6 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
         parsum__sort_identity(c, off, m, nt);
         return;
     }
-    bool values = c->vm != PARSUM__SV_NONE;
-    size_t bytes = m * (c->kb + (values ? c->vs : 0));
-    r.wc = bytes > parsum__sort_wc_threshold();
     if (msd_fits(&r, used[u - 1], u)) {
         sort_msd_first(&r, &s, used, u);
         return;
