@@ -8,7 +8,11 @@
  * repeated runs after a warm-up. Also stream compaction (keep x < 4 of
  * the i32 input, digits 0..7: half of them): parsum_select against the pack TBB's own
  * documentation builds from parallel_scan (count in the pre-scan, write
- * in the final scan), n*4 read + k*4 written, bound as for scans.
+ * in the final scan), n*4 read + k*4 written, bound as for scans. And
+ * sorting n random u32 keys: parsum_sort (out of place) against
+ * tbb::parallel_sort (in place, so each run first copies the keys: that
+ * copy's median time is subtracted), counted as n*4 read + n*4 written,
+ * i.e. in copies of the keys (an LSD radix sort makes one per pass).
  *
  *   parsum_bench_tbb [--n N] [--threads T] [--reps R]
  *
@@ -21,6 +25,7 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/parallel_scan.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/version.h>
 
 #include <cstdint>
@@ -243,6 +248,48 @@ Row run_select(Bench &b, const int32_t *in, int32_t *out)
     return row;
 }
 
+/* n random u32 keys sorted: parsum_sort against tbb::parallel_sort. */
+Row run_sort(Bench &b)
+{
+    const size_t n = b.opt.n, bytes = n * sizeof(uint32_t);
+    std::vector<uint32_t> keys(n), pout(n), tout(n);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = static_cast<uint32_t>(pb_hash64(i ^ 0x5eedull));
+    pb_copy(pout.data(), keys.data(), bytes, b.threads); /* first touch */
+    pb_copy(tout.data(), keys.data(), bytes, b.threads);
+    parsum_sort_desc d{};
+    d.key_dtype = PARSUM_U32;
+    bool ok = true;
+    int reps = b.opt.reps;
+    auto run_parsum = [&] {
+        return parsum_sort(b.ctx, keys.data(), nullptr, pout.data(), nullptr,
+                           n, &d) == PARSUM_OK;
+    };
+    auto run_tbb = [&] {
+        pb_copy(tout.data(), keys.data(), bytes, b.threads);
+        tbb::parallel_sort(tout.begin(), tout.end());
+        return true;
+    };
+    auto run_copy = [&] {
+        pb_copy(tout.data(), keys.data(), bytes, b.threads);
+        return true;
+    };
+    auto run_stream = [&] {
+        pb_copy_stream(tout.data(), keys.data(), bytes, b.threads);
+        return true;
+    };
+    Row row{"sort u32", 0, 0, 0, 2.0 * double(bytes), true, true};
+    row.parsum = median_time(run_parsum, &b.scrub, b.threads, &reps, &ok);
+    row.tbb = median_time(run_tbb, &b.scrub, b.threads, &reps, &ok);
+    uint64_t tsum = pb_checksum(tout.data(), bytes, b.threads);
+    double copy = median_time(run_copy, &b.scrub, b.threads, &reps, &ok);
+    row.tbb -= copy;
+    row.bound = std::min(copy, median_time(run_stream, &b.scrub, b.threads,
+                                           &reps, &ok));
+    row.agree = ok && pb_checksum(pout.data(), bytes, b.threads) == tsum;
+    return row;
+}
+
 template <typename T>
 bool run_type(Bench &b, const char *scan_name, const char *reduce_name,
               std::vector<Row> &rows)
@@ -314,7 +361,7 @@ int parse(int argc, char **argv, Options &o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-            usage("parsum vs TBB scan/reduce/select", "");
+            usage("parsum vs TBB scan/reduce/select/sort", "");
             std::exit(0);
         }
         if (i + 1 >= argc)
@@ -358,6 +405,11 @@ int main(int argc, char **argv)
     std::vector<Row> rows;
     bool ok = run_type<int32_t>(b, "scan i32 sum", "reduce i32 sum", rows) &&
               run_type<double>(b, "scan f64 sum", "reduce f64 sum", rows);
+    if (ok) {
+        pb_scrub_init(&b.scrub, 3 * b.opt.n * sizeof(uint32_t), b.threads);
+        rows.push_back(run_sort(b));
+        pb_scrub_free(&b.scrub);
+    }
     if (ok)
         print_rows(b, rows);
     for (const Row &r : rows)

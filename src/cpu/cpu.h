@@ -379,6 +379,136 @@ parsum_status parsum__cpu_qsort_scatter(parsum_context *ctx,
 parsum_status parsum__cpu_qsort_finish(parsum_context *ctx,
                                        const struct parsum__qsort_args *a);
 
+/* ---- radix sort (sort.c, sort_seg.c, sort_kernels.c) ----------------------
+ * Kernels compiled once per instruction set, like the histogram's. Keys are
+ * read and written as their raw bits; a kernel computes each key's ordered
+ * bits (sort/sort_keys.h) on the fly: for integers k ^ flip (flip holds the
+ * sign bit of signed types), for floats the float transform, then ^ flip
+ * (all ones for a descending sort, else 0). A digit is `bits` bits of the
+ * ordered bits from bit `shift` on; bits <= PARSUM__SORT_MAX_BITS. */
+#define PARSUM__SORT_MAX_BITS 11
+#define PARSUM__SORT_RADIX_MAX (1u << PARSUM__SORT_MAX_BITS)
+/* 64-bit keys in digits of 8 bits. */
+#define PARSUM__SORT_MAX_DIGITS 8
+
+/* Key kinds: the raw key's width and whether it is a float. */
+enum {
+    PARSUM__SK_U8,
+    PARSUM__SK_U16,
+    PARSUM__SK_U32,
+    PARSUM__SK_U64,
+    PARSUM__SK_F32,
+    PARSUM__SK_F64,
+    PARSUM__SK_COUNT
+};
+
+/* How a scatter moves values:
+ *  NONE   keys only;
+ *  V4, V8, V16  values of that many bytes;
+ *  ANY    values of vs bytes (1 to 16, any);
+ *  IDX64  no values in: element i (of the whole source) gets the uint64_t
+ *         value base + i, the sorting permutation's first pass;
+ *  IDX32  the same as uint32_t, for the passes before the last when the
+ *         positions fit (half the bytes to move);
+ *  WIDEN  uint32_t values in, uint64_t out (the last pass after IDX32). */
+enum {
+    PARSUM__SV_NONE,
+    PARSUM__SV_4,
+    PARSUM__SV_8,
+    PARSUM__SV_16,
+    PARSUM__SV_ANY,
+    PARSUM__SV_IDX64,
+    PARSUM__SV_IDX32,
+    PARSUM__SV_WIDEN,
+    PARSUM__SV_COUNT
+};
+
+/* Bytes a value takes in the output of a scatter of mode vm (vs: ANY). */
+static inline size_t parsum__sort_vout(int vm, size_t vs)
+{
+    static const unsigned char b[PARSUM__SV_COUNT] = {0, 4, 8, 16, 0, 8, 4, 8};
+    return vm == PARSUM__SV_ANY ? vs : b[vm];
+}
+
+/* Elements a write-combining group holds for key bytes kb and value mode
+ * vm: a whole 64-byte line of the smaller of the two arrays (keys only, or
+ * values of any size: of the keys). */
+static inline size_t parsum__sort_group(size_t kb, int vm)
+{
+    size_t vb = vm == PARSUM__SV_ANY ? 0 : parsum__sort_vout(vm, 0);
+    size_t m = vb != 0 && vb < kb ? vb : kb;
+    return 64 / m;
+}
+
+/* Staging bytes a scatter needs for one digit value: the group's keys and
+ * its values, each rounded to whole lines. */
+static inline size_t parsum__sort_stage_bytes(size_t kb, int vm, size_t vs)
+{
+    size_t e = parsum__sort_group(kb, vm);
+    size_t v = (e * parsum__sort_vout(vm, vs) + 63) / 64 * 64;
+    return e * kb + v;
+}
+
+typedef struct parsum__sort_digits {
+    unsigned count;
+    unsigned shift[PARSUM__SORT_MAX_DIGITS];
+    unsigned bits[PARSUM__SORT_MAX_DIGITS];
+} parsum__sort_digits;
+
+/* One thread's share of one pass: the elements [lo, hi) of the source go
+ * to pos[digit]++ of the destination, in order (stable).
+ *  dst_k NULL: the keys are not written (a last pass whose caller wants
+ *  only values). src_v is not read in the IDX modes; value i there is
+ *  idx_base + i.
+ *  stage: parsum__sort_stage_bytes(...) x 2^bits bytes, 64-byte aligned;
+ *  start: 2^bits words of scratch. Both only for the write-combining
+ *  scatter. */
+typedef struct parsum__sort_pass {
+    const void *src_k;
+    const void *src_v;
+    void *dst_k;
+    void *dst_v;
+    size_t vs;
+    size_t lo, hi;
+    uint64_t idx_base;
+    uint64_t flip;
+    unsigned shift, bits;
+    size_t *pos;
+    size_t *start;
+    unsigned char *stage;
+} parsum__sort_pass;
+
+/*  hist: h[j * PARSUM__SORT_RADIX_MAX + digit j of key i] += 1 for every
+ *      key i < count and digit j < dg->count (h is not cleared first).
+ *  scatter_wc: the pass through write-combining buffers: each digit's
+ *      elements gather in a line-sized group in the cache, and a full
+ *      group goes to memory with non-temporal stores (no read for
+ *      ownership of lines that will be wholly overwritten, and one
+ *      destination page touched per group instead of per element). For
+ *      data that do not fit in the cache. Ends with a store fence.
+ *  scatter: the same pass with plain stores, for data in the cache. */
+typedef void (*parsum__sort_hist_fn)(const void *keys, size_t count,
+                                     uint64_t flip,
+                                     const parsum__sort_digits *dg,
+                                     size_t *h);
+typedef void (*parsum__sort_scatter_fn)(const parsum__sort_pass *p);
+
+typedef struct parsum__cpu_sort_kernels {
+    const char *isa;
+    parsum__sort_hist_fn hist[PARSUM__SK_COUNT];
+    parsum__sort_scatter_fn scatter_wc[PARSUM__SK_COUNT][PARSUM__SV_COUNT];
+    parsum__sort_scatter_fn scatter[PARSUM__SK_COUNT][PARSUM__SV_COUNT];
+} parsum__cpu_sort_kernels;
+
+/* The sort kernels of the instruction set in use. */
+const parsum__cpu_sort_kernels *parsum__cpu_sort_kernels_get(void);
+
+struct parsum__sort_args;
+parsum_status parsum__cpu_sort(parsum_context *ctx,
+                               const struct parsum__sort_args *a);
+parsum_status parsum__cpu_segmented_sort(parsum_context *ctx,
+                                         const struct parsum__sort_args *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram`: option
- * parsing, then the CPU benchmark (bench/bench_cpu.c, bench_cpu_seg.c,
- * bench_cpu_select.c, bench_cpu_image.c) or, when the backend resolves to
+ * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram|
+ * sort`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
+ * bench_cpu_seg.c, bench_cpu_select.c, bench_cpu_image.c,
+ * bench_cpu_hist.c, bench_cpu_sort.c) or, when the backend resolves to
  * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
  * bench_cuda_seg.cu (and bench_cuda_image.cu for the images). */
 #include "cli.h"
@@ -9,6 +10,7 @@
 #include "bench_args.h"
 #include "bench_cpu.h"
 #include "bench_cpu_hist.h"
+#include "bench_cpu_sort.h"
 #include "bench_segments.h"
 #ifdef PARSUM_HAVE_CUDA
 #include "bench_cuda.h"
@@ -24,7 +26,7 @@
 static const char *const benchmarks[] = {
     "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
     "reducebykey", "select",    "partition", "unique",  "rle",
-    "integral",  "boxfilter",   "histogram"};
+    "integral",  "boxfilter",   "histogram", "sort"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
 static int known_benchmark(const char *what)
@@ -54,6 +56,12 @@ static int is_hist(const char *what)
     return strcmp(what, "histogram") == 0;
 }
 
+/* sort: fixed cases of --n keys (bench_cpu_sort.c), CPU only. */
+static int is_sort(const char *what)
+{
+    return strcmp(what, "sort") == 0;
+}
+
 static int selects_elements(const char *what)
 {
     return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
@@ -62,7 +70,8 @@ static int selects_elements(const char *what)
 static int is_segmented(const char *what)
 {
     return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0 &&
-           !is_selection(what) && !is_image(what) && !is_hist(what);
+           !is_selection(what) && !is_image(what) && !is_hist(what) &&
+           !is_sort(what);
 }
 
 /* Takes --seg: the segmented benchmarks, and unique and rle (runs). */
@@ -289,6 +298,11 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
                                a->what);
     if (is_image(a->what))
         return check_image_args(a);
+    if (is_sort(a->what))
+        return a->selectivity_set || a->n == 0
+                   ? cli_usage_error("bench sort: --selectivity, --select-by "
+                                     "and --n sweep do not apply")
+                   : CLI_EXIT_OK;
     if (is_hist(a->what))
         return a->selectivity_set
                    ? cli_usage_error("bench histogram: --selectivity and "
@@ -345,12 +359,12 @@ int cli_bench(int argc, char **argv)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
                                "segscan, segreduce, scanbykey, reducebykey, "
                                "select, partition, unique, rle, integral, "
-                               "boxfilter or histogram");
+                               "boxfilter, histogram or sort");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
                                "reduce, scan, segscan, segreduce, scanbykey, "
                                "reducebykey, select, partition, unique, rle, "
-                               "integral, boxfilter or histogram)",
+                               "integral, boxfilter, histogram or sort)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
@@ -369,6 +383,12 @@ int cli_bench(int argc, char **argv)
         return rc;
     if (is_hist(a.what) && resolved == PARSUM_BACKEND_CPU)
         return parsum_bench_cpu_hist(&a, stdout);
+    if (is_sort(a.what)) {
+        if (resolved != PARSUM_BACKEND_CPU)
+            return cli_usage_error("bench sort: only the CPU benchmark is "
+                                   "built in (use --backend cpu)");
+        return parsum_bench_cpu_sort(&a, stdout);
+    }
     if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
         return parsum_bench_cpu_image(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
