@@ -1,0 +1,429 @@
+/*
+ * sort.cu - the CUDA radix sort: the backend's sort slot (parsum_sort,
+ * parsum_sort_indices) and the one-array sort that the segmented sort
+ * (segsort.cu) runs on its largest segments.
+ *
+ * Up to one block tile of keys (block_sort_policy(true): 4096 by default)
+ * are sorted by a single block in shared memory (segsort_kernels.cuh):
+ * one launch, no scratch. Larger inputs take the onesweep path of
+ * sort_kernels.cuh: one zeroing memset, the histogram of every pass, the
+ * plan, a conditional copy, then one launch per pass and portion. Nothing
+ * waits for the host: which passes run and which buffers they use are
+ * decided on the device by the plan kernel, and a skipped pass's launch
+ * returns at once.
+ *
+ * Scratch (one parsum__scratch request per call): a second key buffer
+ * (two when keys_out is NULL), a second value buffer, histograms, digit
+ * bases, routes, and two look-back descriptor arrays (one 32-bit word per
+ * digit and tile of the largest portion).
+ */
+#include "sort_host.h"
+
+#include <atomic>
+
+using namespace parsum_sk;
+using parsum_cu::aux_grid;
+using parsum_cu::carve;
+using parsum_cu::round_up;
+
+namespace {
+
+/* The sizes of the onesweep path's scratch for one job. */
+struct os_layout {
+    u64 tile;
+    u64 tiles_per_portion;
+    u32 portions;
+    u32 max_tiles;
+    size_t zeroed;  /* hist + counters + descriptors 0, memset per call */
+    size_t desc;    /* one descriptor array */
+    size_t bytes;   /* everything */
+};
+
+size_t key_bytes(const parsum__cuda_sort_job &j)
+{
+    return parsum_dtype_size(j.key_dtype);
+}
+
+os_layout layout_for(const parsum__cuda_sort_job &j, int vmode)
+{
+    const tile_policy P = onesweep_policy((int)key_bytes(j), vmode);
+    os_layout L;
+    L.tile = (u64)P.block * (u64)P.items;
+    const u64 chunk = L.tile * HIST_CHUNK_TILES;
+    L.tiles_per_portion = PORTION_LIMIT / chunk * HIST_CHUNK_TILES;
+    const u64 tiles = (j.n + L.tile - 1) / L.tile;
+    L.portions = (u32)((tiles + L.tiles_per_portion - 1) / L.tiles_per_portion);
+    L.max_tiles = (u32)(tiles < L.tiles_per_portion ? tiles
+                                                    : L.tiles_per_portion);
+    const size_t ks = key_bytes(j);
+    L.desc = round_up((size_t)L.max_tiles * RADIX * 4, 256);
+    L.zeroed = round_up((size_t)L.portions * MAX_PASSES * RADIX * 4, 256) +
+               256 /* counters */ + L.desc;
+    L.bytes = round_up(j.n * ks, 256) * (j.keys_out == nullptr ? 2 : 1) +
+              round_up(j.n * j.value_size, 256) + L.zeroed + L.desc +
+              round_up((size_t)MAX_PASSES * L.portions * RADIX * 8, 256) +
+              round_up(MAX_PASSES * sizeof(route), 256) + 256 /* copy */;
+    return L;
+}
+
+/* Occupancy of a kernel, asked once per device and kept: the query costs
+ * host time on every call otherwise. Dynamic shared memory above the
+ * default limit is granted on the same miss. */
+struct occupancy_cache {
+    std::atomic<long long> v{-1}; /* device << 32 | blocks per SM */
+};
+
+parsum_status occupancy(parsum_context *ctx, occupancy_cache &c,
+                        const void *kernel, int block, size_t smem,
+                        int *per_sm)
+{
+    const int dev = parsum__cuda_st(ctx)->device;
+    const long long v = c.v.load(std::memory_order_relaxed);
+    if (v >= 0 && (int)(v >> 32) == dev) {
+        *per_sm = (int)(v & 0xFFFFFFFFll);
+        return PARSUM_OK;
+    }
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+    int n = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &n, kernel, block, smem));
+    if (n < 1)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: a sort kernel of %d threads and %zu bytes "
+                            "of shared memory cannot run on device %d",
+                            parsum__cuda_st(ctx)->api, block, smem, dev);
+    c.v.store((long long)dev << 32 | n, std::memory_order_relaxed);
+    *per_sm = n;
+    return PARSUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The small sort: one block                                                 */
+/* ------------------------------------------------------------------------ */
+
+template <class K, int V>
+parsum_status small_t(parsum_context *ctx, const bs_args &a)
+{
+    constexpr tile_policy P = block_sort_policy(true);
+    constexpr size_t smem =
+        block_sort_smem((int)sizeof(K), V, P.block, P.items);
+    const void *k =
+        reinterpret_cast<const void *>(block_sort_kernel<K, V, P.block, P.items>);
+    static occupancy_cache cache;
+    int per_sm = 0;
+    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
+    if (s != PARSUM_OK)
+        return s;
+    block_sort_kernel<K, V, P.block, P.items>
+        <<<1, P.block, smem, parsum__cuda_st(ctx)->stream>>>(a);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+template <class K>
+parsum_status small_v(parsum_context *ctx, int v, const bs_args &a)
+{
+    switch (v) {
+    case V_NONE: return small_t<K, V_NONE>(ctx, a);
+    case V_4: return small_t<K, V_4>(ctx, a);
+    case V_8: return small_t<K, V_8>(ctx, a);
+    default: return small_t<K, V_BYTES>(ctx, a);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Onesweep                                                                  */
+/* ------------------------------------------------------------------------ */
+
+template <class K>
+parsum_status hist_t(parsum_context *ctx, const hist_args &h)
+{
+    const u64 nchunks = (h.n + h.chunk - 1) / h.chunk;
+    const u64 cap = (u64)parsum__cuda_st(ctx)->sm_count * 4;
+    const unsigned grid = (unsigned)(nchunks < cap ? nchunks : cap);
+    sort_hist_kernel<K>
+        <<<grid, HIST_BLOCK, 0, parsum__cuda_st(ctx)->stream>>>(h);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+template <class K, int V>
+parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
+                       u64 n)
+{
+    constexpr tile_policy P = onesweep_policy((int)sizeof(K), V);
+    constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items);
+    const void *k =
+        reinterpret_cast<const void *>(onesweep_kernel<K, V, P.block, P.items, P.min_blocks>);
+    static occupancy_cache cache;
+    int per_sm = 0;
+    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
+    if (s != PARSUM_OK)
+        return s;
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 resident = (u64)per_sm * (u64)st->sm_count;
+    const u64 portion_keys = L.tiles_per_portion * L.tile;
+    for (u32 p = 0; p < a.ko.passes; ++p) {
+        for (u32 q = 0; q < L.portions; ++q) {
+            a.pass = p;
+            a.portion = q;
+            a.first = (u64)q * portion_keys;
+            a.count = n - a.first < portion_keys ? n - a.first : portion_keys;
+            a.num_tiles = (u32)((a.count + L.tile - 1) / L.tile);
+            const unsigned grid =
+                (unsigned)(a.num_tiles < resident ? a.num_tiles : resident);
+            onesweep_kernel<K, V, P.block, P.items, P.min_blocks>
+                <<<grid, P.block, smem, st->stream>>>(a);
+            PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        }
+    }
+    return PARSUM_OK;
+}
+
+template <class K>
+parsum_status passes_v(parsum_context *ctx, int v, const os_args &a,
+                       const os_layout &L, u64 n)
+{
+    switch (v) {
+    case V_NONE: return passes_t<K, V_NONE>(ctx, a, L, n);
+    case V_4: return passes_t<K, V_4>(ctx, a, L, n);
+    case V_8: return passes_t<K, V_8>(ctx, a, L, n);
+    default: return passes_t<K, V_BYTES>(ctx, a, L, n);
+    }
+}
+
+parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
+                       const key_order &ko, int vmode, u32 vword,
+                       void *scratch)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const os_layout L = layout_for(j, vmode);
+    const size_t ks = key_bytes(j);
+    carve cv = {static_cast<unsigned char *>(scratch), 0};
+    void *ktmp = cv.take(j.n * ks);
+    void *kout = j.keys_out != nullptr ? j.keys_out : cv.take(j.n * ks);
+    void *vtmp = j.value_size > 0 ? cv.take(j.n * j.value_size) : nullptr;
+    unsigned char *zero = static_cast<unsigned char *>(cv.take(L.zeroed));
+    u32 *hist = reinterpret_cast<u32 *>(zero);
+    u32 *counters = reinterpret_cast<u32 *>(
+        zero + round_up((size_t)L.portions * MAX_PASSES * RADIX * 4, 256));
+    u32 *desc0 = counters + 64;
+    u32 *desc1 = static_cast<u32 *>(cv.take(L.desc));
+    u64 *base = static_cast<u64 *>(
+        cv.take((size_t)MAX_PASSES * L.portions * RADIX * 8));
+    route *routes = static_cast<route *>(cv.take(MAX_PASSES * sizeof(route)));
+    u32 *copy = static_cast<u32 *>(cv.take(2 * sizeof(u32)));
+
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(zero, 0, L.zeroed, st->stream));
+
+    hist_args h;
+    h.keys = j.keys_in;
+    h.n = j.n;
+    h.chunk = L.tile * HIST_CHUNK_TILES;
+    h.portion_size = L.tiles_per_portion * L.tile;
+    h.ko = ko;
+    h.hist = hist;
+    parsum_status s;
+    switch (ks) {
+    case 1: s = hist_t<uint8_t>(ctx, h); break;
+    case 2: s = hist_t<uint16_t>(ctx, h); break;
+    case 4: s = hist_t<u32>(ctx, h); break;
+    default: s = hist_t<u64>(ctx, h); break;
+    }
+    if (s != PARSUM_OK)
+        return s;
+
+    const bool has_values = j.value_size > 0;
+    plan_args pa;
+    pa.hist = hist;
+    pa.base = base;
+    pa.routes = routes;
+    pa.copy = copy;
+    pa.n = j.n;
+    pa.passes = ko.passes;
+    pa.portions = L.portions;
+    pa.k_inplace = j.keys_in == kout;
+    pa.v_inplace = has_values && !j.indices && j.values_in == j.values_out;
+    pa.has_values = has_values;
+    pa.gen = j.indices;
+    sort_plan_kernel<<<1, RADIX, 0, st->stream>>>(pa);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+
+    copy_args ca;
+    ca.kin = j.keys_in;
+    ca.ktmp = ktmp;
+    ca.kout = kout;
+    ca.vin = j.values_in;
+    ca.vtmp = vtmp;
+    ca.vout = j.values_out;
+    ca.n = j.n;
+    ca.ks = (u32)ks;
+    ca.vs = (u32)j.value_size;
+    ca.copy = copy;
+    sort_copy_kernel<<<aux_grid(ctx, j.n, 1024), 256, 0, st->stream>>>(ca);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+
+    os_args a;
+    a.kin = j.keys_in;
+    a.ktmp = ktmp;
+    a.kout = kout;
+    a.vin = j.values_in;
+    a.vtmp = vtmp;
+    a.vout = j.values_out;
+    a.max_tiles = L.max_tiles;
+    a.portions = L.portions;
+    a.ko = ko;
+    a.vsize = (u32)j.value_size;
+    a.vword = vword;
+    a.base = base;
+    a.routes = routes;
+    a.desc[0] = desc0;
+    a.desc[1] = desc1;
+    a.counter[0] = counters;
+    a.counter[1] = counters + 32; /* apart: another 128-byte line */
+    switch (ks) {
+    case 1: return passes_v<uint8_t>(ctx, vmode, a, L, j.n);
+    case 2: return passes_v<uint16_t>(ctx, vmode, a, L, j.n);
+    case 4: return passes_v<u32>(ctx, vmode, a, L, j.n);
+    default: return passes_v<u64>(ctx, vmode, a, L, j.n);
+    }
+}
+
+u32 key_class(parsum_dtype d)
+{
+    switch (d) {
+    case PARSUM_I8:
+    case PARSUM_I16:
+    case PARSUM_I32:
+    case PARSUM_I64: return KC_SIGNED;
+    case PARSUM_F32:
+    case PARSUM_F64: return KC_FLOAT;
+    default: return KC_UNSIGNED;
+    }
+}
+
+} /* namespace */
+
+key_order parsum__cuda_sort_order(const parsum__cuda_sort_job &j)
+{
+    key_order ko;
+    ko.kc = key_class(j.key_dtype);
+    ko.begin_bit = j.begin_bit;
+    ko.end_bit = j.end_bit;
+    ko.descending = j.descending ? 1u : 0u;
+    ko.passes = (j.end_bit - j.begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+    return ko;
+}
+
+int parsum__cuda_sort_vmode(const parsum__cuda_sort_job &j, unsigned *vword)
+{
+    *vword = 1;
+    if (j.value_size == 0)
+        return V_NONE;
+    if (j.indices)
+        return V_8;
+    const uintptr_t al =
+        (uintptr_t)j.values_in | (uintptr_t)j.values_out;
+    if (j.value_size == 4 && al % 4 == 0)
+        return V_4;
+    if (j.value_size == 8 && al % 8 == 0)
+        return V_8;
+    unsigned w = 8;
+    while (w > 1 && (j.value_size % w != 0 || al % w != 0))
+        w >>= 1;
+    *vword = w;
+    return V_BYTES;
+}
+
+parsum_status parsum__cuda_sort_check(parsum_context *ctx,
+                                      const parsum__cuda_sort_job &j,
+                                      const char *fn)
+{
+    const size_t ks = key_bytes(j);
+    if ((uintptr_t)j.keys_in % ks != 0 || (uintptr_t)j.keys_out % ks != 0)
+        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                            "%s: the key arrays must be aligned to the %zu "
+                            "bytes of %s on a CUDA context",
+                            fn, ks, parsum_dtype_name(j.key_dtype));
+    if (j.indices && (uintptr_t)j.values_out % 8 != 0)
+        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                            "%s: perm must be aligned to 8 bytes", fn);
+    return PARSUM_OK;
+}
+
+size_t parsum__cuda_sort_scratch_bytes(const parsum__cuda_sort_job &j)
+{
+    unsigned vword;
+    const int v = parsum__cuda_sort_vmode(j, &vword);
+    return layout_for(j, v).bytes;
+}
+
+bool parsum__cuda_sort_is_small(const parsum__cuda_sort_job &j)
+{
+    const tile_policy P = block_sort_policy(true);
+    return j.n <= (size_t)P.block * (size_t)P.items;
+}
+
+parsum_status parsum__cuda_sort_run(parsum_context *ctx,
+                                    const parsum__cuda_sort_job &j,
+                                    void *scratch)
+{
+    const key_order ko = parsum__cuda_sort_order(j);
+    unsigned vword;
+    const int v = parsum__cuda_sort_vmode(j, &vword);
+    if (parsum__cuda_sort_is_small(j)) {
+        bs_args a;
+        a.kin = j.keys_in;
+        a.kout = j.keys_out;
+        a.vin = j.values_in;
+        a.vout = j.values_out;
+        a.n = j.n;
+        a.offsets = nullptr;
+        a.list = nullptr;
+        a.list_count = nullptr;
+        a.ko = ko;
+        a.vsize = (u32)j.value_size;
+        a.vword = vword;
+        a.gen = j.indices ? 1u : 0u;
+        switch (key_bytes(j)) {
+        case 1: return small_v<uint8_t>(ctx, v, a);
+        case 2: return small_v<uint16_t>(ctx, v, a);
+        case 4: return small_v<u32>(ctx, v, a);
+        default: return small_v<u64>(ctx, v, a);
+        }
+    }
+    return onesweep(ctx, j, ko, v, vword, scratch);
+}
+
+parsum_status parsum__cuda_sort(parsum_context *ctx, const parsum__sort_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    parsum__cuda_sort_job j;
+    j.keys_in = a->keys_in;
+    j.keys_out = a->keys_out;
+    j.values_in = a->values_in;
+    j.values_out = a->values_out;
+    j.n = a->n;
+    j.key_dtype = a->key_dtype;
+    j.value_size = a->value_size;
+    j.indices = a->indices;
+    j.descending = a->descending;
+    j.begin_bit = a->begin_bit;
+    j.end_bit = a->end_bit;
+    s = parsum__cuda_sort_check(ctx, j, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    void *scratch = nullptr;
+    if (!parsum__cuda_sort_is_small(j)) {
+        scratch = parsum__scratch(ctx, parsum__cuda_sort_scratch_bytes(j),
+                                  a->fn);
+        if (scratch == nullptr)
+            return PARSUM_ERR_OUT_OF_MEMORY;
+    }
+    return parsum__cuda_sort_run(ctx, j, scratch);
+}
