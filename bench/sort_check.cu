@@ -195,8 +195,8 @@ void run(parsum_context *ctx, const config &c, size_t n,
     if (!c.indices && vs > 0)
         ck(cudaMemcpy(dv.p, vals.data(), n * vs, cudaMemcpyHostToDevice),
            "copy");
-    ck(cudaMemset(dko.p, 0xAB, n * ks ? n * ks : 1), "memset");
-    ck(cudaMemset(dvo.p, 0xCD, n * vs ? n * vs : 1), "memset");
+    ck(cudaMemset(dko.p, 0xAB, (n * ks) > 0 ? n * ks : 1), "memset");
+    ck(cudaMemset(dvo.p, 0xCD, (n * vs) > 0 ? n * vs : 1), "memset");
     void *kin = dk.p, *kout = dko.p, *vin = dv.p, *vout = dvo.p;
     if (c.inplace) {
         kout = kin;
