@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
 /* Classification                                                            */
 /* ------------------------------------------------------------------------ */
 
-__global__ void __launch_bounds__(256) seg_classify_kernel(classify_args a)
+static __global__ void __launch_bounds__(256) seg_classify_kernel(classify_args a)
 {
     const u32 lane = threadIdx.x & 31u;
     if (blockIdx.x == 0 && threadIdx.x == 0 &&

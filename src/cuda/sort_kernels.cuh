@@ -229,6 +229,9 @@ struct os_args {
 
 #if defined(__CUDACC__)
 
+/* The plain (non-template) kernels here and in segsort_kernels.cuh are
+ * static: sort.cu and segsort.cu both include them. */
+
 /* ------------------------------------------------------------------------ */
 /* Keys and digits                                                           */
 /* ------------------------------------------------------------------------ */
@@ -461,7 +464,7 @@ __global__ void __launch_bounds__(HIST_BLOCK)
 /* ------------------------------------------------------------------------ */
 
 /* One block of RADIX threads. */
-__global__ void __launch_bounds__(RADIX) sort_plan_kernel(plan_args a)
+static __global__ void __launch_bounds__(RADIX) sort_plan_kernel(plan_args a)
 {
     __shared__ u64 wsum[RADIX / 32];
     __shared__ u32 active[MAX_PASSES];
@@ -546,7 +549,7 @@ __device__ __forceinline__ void copy_bytes(void *dst, const void *src,
         d[i] = s[i];
 }
 
-__global__ void sort_copy_kernel(copy_args a)
+static __global__ void sort_copy_kernel(copy_args a)
 {
     const u32 ck = a.copy[0], cv = a.copy[1];
     if (ck != C_NONE)
