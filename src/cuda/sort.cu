@@ -7,7 +7,8 @@
  * are sorted by a single block in shared memory (segsort_kernels.cuh):
  * one launch, no scratch. Larger inputs take the onesweep path of
  * sort_kernels.cuh: one zeroing memset, the histogram of every pass, the
- * plan, a conditional copy, then one launch per pass and portion. Nothing
+ * plan, a copy kernel only when sorting in place, then one launch per
+ * pass and portion, with the onesweep variant of variant_for. Nothing
  * waits for the host: which passes run and which buffers they use are
  * decided on the device by the plan kernel, and a skipped pass's launch
  * returns at once.
@@ -17,36 +18,56 @@
  * bases, routes, and two look-back descriptor arrays (one 32-bit word per
  * digit and tile of the largest portion).
  */
-#include "sort_host.h"
+#include "sort_os.cuh"
 
-#include <atomic>
+#include <stdlib.h>
 
 using namespace parsum_sk;
+using namespace parsum_sortos;
 using parsum_cu::aux_grid;
 using parsum_cu::carve;
 using parsum_cu::round_up;
 
 namespace {
 
-/* The sizes of the onesweep path's scratch for one job. */
-struct os_layout {
-    u64 tile;
-    u64 tiles_per_portion;
-    u32 portions;
-    u32 max_tiles;
-    size_t zeroed;  /* hist + counters + descriptors 0, memset per call */
-    size_t desc;    /* one descriptor array */
-    size_t bytes;   /* everything */
-};
-
 size_t key_bytes(const parsum__cuda_sort_job &j)
 {
     return parsum_dtype_size(j.key_dtype);
 }
 
-os_layout layout_for(const parsum__cuda_sort_job &j, int vmode)
+/* PARSUM_SORT_VARIANT=<N>: run onesweep variant N (os_variant_of) for
+ * every n where it is built for the layout; read once. Unset or out of
+ * range: the default choice below. */
+int forced_variant()
 {
-    const tile_policy P = onesweep_policy((int)key_bytes(j), vmode);
+    static const int v = [] {
+        const char *e = getenv("PARSUM_SORT_VARIANT");
+        if (e == nullptr || *e == '\0')
+            return -1;
+        char *end = nullptr;
+        const long x = strtol(e, &end, 10);
+        return *end == '\0' && x >= 0 && x < OS_VARIANTS ? (int)x : -1;
+    }();
+    return v;
+}
+
+/* Below this many keys the default tile (8064 keys of 4 bytes) leaves
+ * many of the about 2 x 132 resident blocks without a tile: a smaller
+ * tile spreads the work. */
+constexpr u64 SMALL_TILE_BELOW = (u64)1 << 22;
+
+int variant_for(const parsum__cuda_sort_job &j, int vmode)
+{
+    const int ks = (int)key_bytes(j);
+    int var = forced_variant();
+    if (var < 0)
+        var = j.n < SMALL_TILE_BELOW ? 4 : 0;
+    return os_variant_built(var, ks, vmode) ? var : 0;
+}
+
+os_layout layout_for(const parsum__cuda_sort_job &j, int vmode, int var)
+{
+    const os_policy P = onesweep_policy((int)key_bytes(j), vmode, var);
     os_layout L;
     L.tile = (u64)P.block * (u64)P.items;
     const u64 chunk = L.tile * HIST_CHUNK_TILES;
@@ -64,39 +85,6 @@ os_layout layout_for(const parsum__cuda_sort_job &j, int vmode)
               round_up((size_t)MAX_PASSES * L.portions * RADIX * 8, 256) +
               round_up(MAX_PASSES * sizeof(route), 256) + 256 /* copy */;
     return L;
-}
-
-/* Occupancy of a kernel, asked once per device and kept: the query costs
- * host time on every call otherwise. Dynamic shared memory above the
- * default limit is granted on the same miss. */
-struct occupancy_cache {
-    std::atomic<long long> v{-1}; /* device << 32 | blocks per SM */
-};
-
-parsum_status occupancy(parsum_context *ctx, occupancy_cache &c,
-                        const void *kernel, int block, size_t smem,
-                        int *per_sm)
-{
-    const int dev = parsum__cuda_st(ctx)->device;
-    const long long v = c.v.load(std::memory_order_relaxed);
-    if (v >= 0 && (int)(v >> 32) == dev) {
-        *per_sm = (int)(v & 0xFFFFFFFFll);
-        return PARSUM_OK;
-    }
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-    int n = 0;
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &n, kernel, block, smem));
-    if (n < 1)
-        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
-                            "%s: a sort kernel of %d threads and %zu bytes "
-                            "of shared memory cannot run on device %d",
-                            parsum__cuda_st(ctx)->api, block, smem, dev);
-    c.v.store((long long)dev << 32 | n, std::memory_order_relaxed);
-    *per_sm = n;
-    return PARSUM_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -149,48 +137,33 @@ parsum_status hist_t(parsum_context *ctx, const hist_args &h)
     return PARSUM_OK;
 }
 
-template <class K, int V>
-parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
-                       u64 n)
-{
-    constexpr tile_policy P = onesweep_policy((int)sizeof(K), V);
-    constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items);
-    const void *k =
-        reinterpret_cast<const void *>(onesweep_kernel<K, V, P.block, P.items, P.min_blocks>);
-    static occupancy_cache cache;
-    int per_sm = 0;
-    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
-    if (s != PARSUM_OK)
-        return s;
-    parsum__cuda_state *st = parsum__cuda_st(ctx);
-    const u64 resident = (u64)per_sm * (u64)st->sm_count;
-    const u64 portion_keys = L.tiles_per_portion * L.tile;
-    for (u32 p = 0; p < a.ko.passes; ++p) {
-        for (u32 q = 0; q < L.portions; ++q) {
-            a.pass = p;
-            a.portion = q;
-            a.first = (u64)q * portion_keys;
-            a.count = n - a.first < portion_keys ? n - a.first : portion_keys;
-            a.num_tiles = (u32)((a.count + L.tile - 1) / L.tile);
-            const unsigned grid =
-                (unsigned)(a.num_tiles < resident ? a.num_tiles : resident);
-            onesweep_kernel<K, V, P.block, P.items, P.min_blocks>
-                <<<grid, P.block, smem, st->stream>>>(a);
-            PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-        }
-    }
-    return PARSUM_OK;
-}
-
 template <class K>
 parsum_status passes_v(parsum_context *ctx, int v, const os_args &a,
                        const os_layout &L, u64 n)
 {
     switch (v) {
-    case V_NONE: return passes_t<K, V_NONE>(ctx, a, L, n);
-    case V_4: return passes_t<K, V_4>(ctx, a, L, n);
-    case V_8: return passes_t<K, V_8>(ctx, a, L, n);
-    default: return passes_t<K, V_BYTES>(ctx, a, L, n);
+    case V_NONE: return passes_t<K, V_NONE, 0>(ctx, a, L, n);
+    case V_4: return passes_t<K, V_4, 0>(ctx, a, L, n);
+    case V_8: return passes_t<K, V_8, 0>(ctx, a, L, n);
+    default: return passes_t<K, V_BYTES, 0>(ctx, a, L, n);
+    }
+}
+
+parsum_status passes_var(parsum_context *ctx, int var, int ks, int vmode,
+                         const os_args &a, const os_layout &L, u64 n)
+{
+    switch (var) {
+    case 1: return os_passes_var<1>(ctx, ks, vmode, a, L, n);
+    case 2: return os_passes_var<2>(ctx, ks, vmode, a, L, n);
+    case 3: return os_passes_var<3>(ctx, ks, vmode, a, L, n);
+    case 4: return os_passes_var<4>(ctx, ks, vmode, a, L, n);
+    default: break;
+    }
+    switch (ks) {
+    case 1: return passes_v<uint8_t>(ctx, vmode, a, L, n);
+    case 2: return passes_v<uint16_t>(ctx, vmode, a, L, n);
+    case 4: return passes_v<u32>(ctx, vmode, a, L, n);
+    default: return passes_v<u64>(ctx, vmode, a, L, n);
     }
 }
 
@@ -199,7 +172,8 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
                        void *scratch)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    const os_layout L = layout_for(j, vmode);
+    const int var = variant_for(j, vmode);
+    const os_layout L = layout_for(j, vmode, var);
     const size_t ks = key_bytes(j);
     carve cv = {static_cast<unsigned char *>(scratch), 0};
     void *ktmp = cv.take(j.n * ks);
@@ -251,19 +225,26 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
     sort_plan_kernel<<<1, RADIX, 0, st->stream>>>(pa);
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
 
-    copy_args ca;
-    ca.kin = j.keys_in;
-    ca.ktmp = ktmp;
-    ca.kout = kout;
-    ca.vin = j.values_in;
-    ca.vtmp = vtmp;
-    ca.vout = j.values_out;
-    ca.n = j.n;
-    ca.ks = (u32)ks;
-    ca.vs = (u32)j.value_size;
-    ca.copy = copy;
-    sort_copy_kernel<<<aux_grid(ctx, j.n, 1024), 256, 0, st->stream>>>(ca);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    /* Not in place, the only copy the plan can ask for is that of a call
+     * whose passes are all skipped: the last pass's launches do it, and
+     * the copy kernel is not launched. */
+    const bool fold_copy = !pa.k_inplace && !pa.v_inplace;
+    if (!fold_copy) {
+        copy_args ca;
+        ca.kin = j.keys_in;
+        ca.ktmp = ktmp;
+        ca.kout = kout;
+        ca.vin = j.values_in;
+        ca.vtmp = vtmp;
+        ca.vout = j.values_out;
+        ca.n = j.n;
+        ca.ks = (u32)ks;
+        ca.vs = (u32)j.value_size;
+        ca.copy = copy;
+        sort_copy_kernel<<<aux_grid(ctx, j.n, 1024), 256, 0, st->stream>>>(
+            ca);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    }
 
     os_args a;
     a.kin = j.keys_in;
@@ -283,12 +264,9 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
     a.desc[1] = desc1;
     a.counter[0] = counters;
     a.counter[1] = counters + 32; /* apart: another 128-byte line */
-    switch (ks) {
-    case 1: return passes_v<uint8_t>(ctx, vmode, a, L, j.n);
-    case 2: return passes_v<uint16_t>(ctx, vmode, a, L, j.n);
-    case 4: return passes_v<u32>(ctx, vmode, a, L, j.n);
-    default: return passes_v<u64>(ctx, vmode, a, L, j.n);
-    }
+    a.fold_copy = fold_copy ? 1u : 0u;
+    a.copy = copy;
+    return passes_var(ctx, var, (int)ks, vmode, a, L, j.n);
 }
 
 u32 key_class(parsum_dtype d)
@@ -357,7 +335,15 @@ size_t parsum__cuda_sort_scratch_bytes(const parsum__cuda_sort_job &j)
 {
     unsigned vword;
     const int v = parsum__cuda_sort_vmode(j, &vword);
-    return layout_for(j, v).bytes;
+    /* The most any variant needs, so that a larger n never gets less
+     * whichever variant each n takes. */
+    size_t most = 0;
+    for (int var = 0; var < OS_VARIANTS; ++var)
+        if (os_variant_built(var, (int)key_bytes(j), v)) {
+            const size_t b = layout_for(j, v, var).bytes;
+            most = b > most ? b : most;
+        }
+    return most;
 }
 
 bool parsum__cuda_sort_is_small(const parsum__cuda_sort_job &j)

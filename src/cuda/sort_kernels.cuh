@@ -50,6 +50,7 @@
 #include "sort/sort_keys.h"
 
 #include <stdint.h>
+#include <string.h>
 
 namespace parsum_sk {
 
@@ -96,41 +97,61 @@ struct tile_policy {
     int min_blocks; /* resident blocks per multiprocessor to compile for */
 };
 
-/* The onesweep tile. Start: CUB's sm90 onesweep tile (384 threads, 21
- * keys each for 4-byte keys), fewer items as the bytes per key grow so
- * that registers and the shared exchange buffer stay in bounds. */
-#ifndef PARSUM_SORT_OS_BLOCK
-#define PARSUM_SORT_OS_BLOCK 384
-#endif
-#ifndef PARSUM_SORT_OS_MINB
-#define PARSUM_SORT_OS_MINB 2 /* 384 x 2 threads: at most 85 registers */
-#endif
-#ifndef PARSUM_SORT_OS_ITEMS4
-#define PARSUM_SORT_OS_ITEMS4 21 /* key + value bytes <= 4 */
-#endif
-#ifndef PARSUM_SORT_OS_ITEMS8
-#define PARSUM_SORT_OS_ITEMS8 17 /* <= 8: u32 pairs, u64 keys */
-#endif
-#ifndef PARSUM_SORT_OS_ITEMS16
-#define PARSUM_SORT_OS_ITEMS16 12 /* <= 16: u64 pairs */
-#endif
-#ifndef PARSUM_SORT_OS_ITEMS24
-#define PARSUM_SORT_OS_ITEMS24 9 /* up to 8-byte keys with 16-byte values */
-#endif
-
-__host__ __device__ constexpr tile_policy onesweep_policy(int ks, int v)
+/* The onesweep tile and its ranking, as variants that one build carries
+ * so that they can be compared on a device without rebuilding (sort.cu
+ * picks one per call; PARSUM_SORT_VARIANT overrides). Items per thread
+ * shrink as the bytes per key grow, so that registers and the shared
+ * exchange buffer stay in bounds.
+ *   match: 0 finds the lanes sharing a digit with match.any, whose cost
+ *          grows with the number of distinct values in the warp (about 30
+ *          of 32 for random 8-bit digits); 1 with one ballot per digit
+ *          bit, a fixed cost.
+ *   lbw:   look-back window: predecessors' descriptors read per step.
+ * Variant 0 is compiled for every key and value layout; the others only
+ * for the layouts that the benchmarks time (os_variant_built). */
+struct os_policy {
+    int block, items, min_blocks, match, lbw;
+};
+struct os_variant {
+    int block, min_blocks, match, lbw;
+    int items4, items8, items16, items24; /* by key + value bytes */
+};
+constexpr int OS_VARIANTS = 5;
+__host__ __device__ constexpr os_variant os_variant_of(int var)
 {
-    return ks + value_bytes(v) <= 4
-               ? tile_policy{PARSUM_SORT_OS_BLOCK, PARSUM_SORT_OS_ITEMS4,
-                             PARSUM_SORT_OS_MINB}
-           : ks + value_bytes(v) <= 8
-               ? tile_policy{PARSUM_SORT_OS_BLOCK, PARSUM_SORT_OS_ITEMS8,
-                             PARSUM_SORT_OS_MINB}
-           : ks + value_bytes(v) <= 16
-               ? tile_policy{PARSUM_SORT_OS_BLOCK, PARSUM_SORT_OS_ITEMS16,
-                             PARSUM_SORT_OS_MINB}
-               : tile_policy{PARSUM_SORT_OS_BLOCK, PARSUM_SORT_OS_ITEMS24,
-                             PARSUM_SORT_OS_MINB};
+    /* 0: CUB's sm90 tile (384 x 21 for 4-byte keys), ballot matching.
+     * 1: the same ranked with match.any (what ballots save).
+     * 2: 512 x 15, two blocks (64 registers): more warps to hide latency.
+     * 3: 256 x 12, four blocks: small tiles, for n of a few million.
+     * 4: 384 x 10, two blocks: half tiles, same occupancy as 0. */
+    return var == 1   ? os_variant{384, 2, 0, 4, 21, 17, 12, 9}
+           : var == 2 ? os_variant{512, 2, 1, 4, 15, 11, 8, 6}
+           : var == 3 ? os_variant{256, 4, 1, 4, 12, 9, 6, 5}
+           : var == 4 ? os_variant{384, 2, 1, 4, 10, 8, 6, 5}
+                      : os_variant{384, 2, 1, 4, 21, 17, 12, 9};
+}
+
+__host__ __device__ constexpr os_policy onesweep_policy(int ks, int v,
+                                                        int var = 0)
+{
+    return os_policy{
+        os_variant_of(var).block,
+        ks + value_bytes(v) <= 4    ? os_variant_of(var).items4
+        : ks + value_bytes(v) <= 8  ? os_variant_of(var).items8
+        : ks + value_bytes(v) <= 16 ? os_variant_of(var).items16
+                                    : os_variant_of(var).items24,
+        os_variant_of(var).min_blocks, os_variant_of(var).match,
+        os_variant_of(var).lbw};
+}
+
+/* Layouts the variants other than 0 are built for: 4-byte keys alone or
+ * with 4-byte values, 8-byte keys alone. */
+__host__ __device__ constexpr bool os_variant_built(int var, int ks, int v)
+{
+    return var == 0 ||
+           (var > 0 && var < OS_VARIANTS &&
+            ((ks == 4 && (v == V_NONE || v == V_4)) ||
+             (ks == 8 && v == V_NONE)));
 }
 
 /* One block sorting a whole tile in shared memory: the small sort (n up
@@ -225,6 +246,11 @@ struct os_args {
     const route *routes;
     u32 *desc[2];
     u32 *counter[2];
+    /* Not in place: no copy kernel was launched, and the launches of the
+     * last pass do the copy the plan asks for when every pass is skipped
+     * (each portion's launch its own keys). */
+    u32 fold_copy;
+    const u32 *copy;
 };
 
 #if defined(__CUDACC__)
@@ -322,10 +348,11 @@ __device__ __forceinline__ T scan_digits(T x, T *wsum)
 /* Ranks a warp's ITEMS x 32 digits in input order (item-major, then lane):
  * rank[i] = keys of the same digit before this one in the warp. wb: the
  * warp's RADIX counters, zeroed; left holding the warp's digit counts.
- * dig[i] >= RADIX marks an item that takes no part (it must then be
- * unique in the warp at that item: RADIX + lane). The lanes sharing a
- * digit are found with match_any; the lowest of them updates the counter. */
-template <int ITEMS>
+ * dig[i] >= RADIX marks an item that takes no part. The lowest lane of
+ * each group of equal digits bumps the counter with one shared atomic.
+ * MATCH 0 finds the groups with match.any; MATCH 1 with one ballot per
+ * digit bit (see os_variant_of). */
+template <int ITEMS, int MATCH = 1>
 __device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
                                           u32 (&rank)[ITEMS])
 {
@@ -334,13 +361,25 @@ __device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const u32 d = dig[i];
-        const u32 peers = __match_any_sync(FULL, d);
+        u32 peers;
+        if constexpr (MATCH == 0) {
+            /* Items out of range are RADIX + lane: alone in the warp. */
+            peers = __match_any_sync(FULL, d < RADIX ? d : RADIX + lane);
+        } else {
+            const bool ok = d < RADIX;
+            peers = __ballot_sync(FULL, ok);
+#pragma unroll
+            for (int bit = 0; bit < RADIX_BITS; ++bit) {
+                const u32 m = __ballot_sync(FULL, (d >> bit) & 1u);
+                peers &= ((d >> bit) & 1u) ? m : ~m;
+            }
+            if (!ok)
+                peers = 1u << lane;
+        }
         const int leader = __ffs(peers) - 1;
         u32 old = 0;
-        if (lane == (u32)leader && d < RADIX) {
-            old = wb[d];
-            wb[d] = old + (u32)__popc(peers);
-        }
+        if (lane == (u32)leader && d < RADIX)
+            old = atomicAdd(&wb[d], (u32)__popc(peers));
         old = __shfl_sync(FULL, old, leader);
         rank[i] = old + (u32)__popc(peers & lt);
         /* The next item's leader may be another lane. */
@@ -420,41 +459,95 @@ struct value_word<V_8> {
 /* 1. Histogram of every pass                                                */
 /* ------------------------------------------------------------------------ */
 
+/* Counts every pass's digit of one key into h ([MAX_PASSES][RADIX]). */
+template <class K>
+__device__ __forceinline__ void hist_count(K b, const key_order &ko, u32 *h)
+{
+    const K o = ord_of(b, ko.kc);
+#pragma unroll
+    for (u32 p = 0; p < (u32)MAX_PASSES; ++p) {
+        if (p < ko.passes) {
+            const u32 shift = ko.begin_bit + (u32)RADIX_BITS * p;
+            u32 bits = ko.end_bit - shift;
+            if (bits > (u32)RADIX_BITS)
+                bits = RADIX_BITS;
+            const u32 mask = (1u << bits) - 1u;
+            const u32 d =
+                ((u32)(o >> shift) & mask) ^ (ko.descending ? mask : 0u);
+            atomicAdd(&h[p * RADIX + d], 1u);
+        }
+    }
+}
+
+/* Keys are read as 16-byte words, HIST_UNROLL of them in flight per
+ * thread (one scalar load at a time left the kernel waiting on memory),
+ * and counted into one of two copies of the counters (even and odd warps)
+ * so that fewer atomics meet on one word. */
+constexpr int HIST_UNROLL = 4;
+constexpr int HIST_PARTS = 2;
+
 template <class K>
 __global__ void __launch_bounds__(HIST_BLOCK)
     sort_hist_kernel(hist_args a)
 {
-    __shared__ u32 sh[MAX_PASSES * RADIX];
+    constexpr u32 VK = 16 / sizeof(K); /* keys per 16-byte word */
+    __shared__ u32 sh[HIST_PARTS * MAX_PASSES * RADIX];
     const u32 passes = a.ko.passes;
     const u64 nchunks = (a.n + a.chunk - 1) / a.chunk;
     const K *keys = static_cast<const K *>(a.keys);
+    /* Chunks start at multiples of 16 bytes from keys (a chunk is a
+     * multiple of 128 keys). */
+    const bool vec = ((uintptr_t)keys & 15u) == 0;
+    u32 *mine = sh + ((threadIdx.x >> 5) % HIST_PARTS) * (MAX_PASSES * RADIX);
     for (u64 c = blockIdx.x; c < nchunks; c += gridDim.x) {
-        for (u32 j = threadIdx.x; j < passes * RADIX; j += HIST_BLOCK)
+        for (u32 j = threadIdx.x; j < HIST_PARTS * MAX_PASSES * RADIX;
+             j += HIST_BLOCK)
             sh[j] = 0;
         __syncthreads();
         const u64 lo = c * a.chunk;
         const u64 hi = lo + a.chunk < a.n ? lo + a.chunk : a.n;
-        for (u64 i = lo + threadIdx.x; i < hi; i += HIST_BLOCK) {
-            const K o = ord_of(keys[i], a.ko.kc);
+        u64 i = lo + threadIdx.x;
+        if (vec) {
+            const uint4 *v = reinterpret_cast<const uint4 *>(keys + lo);
+            const u32 nv = (u32)((hi - lo) / VK);
+            u32 q = threadIdx.x;
+            for (; q + (HIST_UNROLL - 1) * HIST_BLOCK < nv;
+                 q += HIST_UNROLL * HIST_BLOCK) {
+                uint4 x[HIST_UNROLL];
 #pragma unroll
-            for (u32 p = 0; p < (u32)MAX_PASSES; ++p) {
-                if (p < passes) {
-                    const u32 shift = a.ko.begin_bit + (u32)RADIX_BITS * p;
-                    u32 bits = a.ko.end_bit - shift;
-                    if (bits > (u32)RADIX_BITS)
-                        bits = RADIX_BITS;
-                    const u32 mask = (1u << bits) - 1u;
-                    const u32 d = ((u32)(o >> shift) & mask) ^
-                                  (a.ko.descending ? mask : 0u);
-                    atomicAdd(&sh[p * RADIX + d], 1u);
+                for (int u = 0; u < HIST_UNROLL; ++u)
+                    x[u] = v[q + (u32)u * HIST_BLOCK];
+#pragma unroll
+                for (int u = 0; u < HIST_UNROLL; ++u) {
+                    K k[VK];
+                    memcpy(k, &x[u], 16);
+#pragma unroll
+                    for (u32 e = 0; e < VK; ++e)
+                        hist_count<K>(k[e], a.ko, mine);
                 }
             }
+            for (; q < nv; q += HIST_BLOCK) {
+                const uint4 x = v[q];
+                K k[VK];
+                memcpy(k, &x, 16);
+#pragma unroll
+                for (u32 e = 0; e < VK; ++e)
+                    hist_count<K>(k[e], a.ko, mine);
+            }
+            i = lo + (u64)nv * VK + threadIdx.x;
         }
+        for (; i < hi; i += HIST_BLOCK)
+            hist_count<K>(keys[i], a.ko, mine);
         __syncthreads();
         u32 *dst = a.hist + (lo / a.portion_size) * (MAX_PASSES * RADIX);
-        for (u32 j = threadIdx.x; j < passes * RADIX; j += HIST_BLOCK)
-            if (sh[j] != 0)
-                atomicAdd(&dst[j], sh[j]);
+        for (u32 j = threadIdx.x; j < passes * RADIX; j += HIST_BLOCK) {
+            u32 t = 0;
+#pragma unroll
+            for (int q = 0; q < HIST_PARTS; ++q)
+                t += sh[q * MAX_PASSES * RADIX + j];
+            if (t != 0)
+                atomicAdd(&dst[j], t);
+        }
         __syncthreads();
     }
 }
@@ -569,34 +662,105 @@ static __global__ void sort_copy_kernel(copy_args a)
 /* 4. One onesweep pass over one portion                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Dynamic shared memory of onesweep_kernel<K, V, BLOCK, ITEMS>. */
+/* Dynamic shared memory of onesweep_kernel<K, V, VAR>. */
 __host__ __device__ constexpr size_t onesweep_smem(int ks, int v, int block,
                                                    int items)
 {
     return (size_t)(block / 32) * RADIX * 4 /* wbins */
-           + RADIX * 4                       /* tile digit starts */
            + RADIX * 8                       /* global bases */
            + 64                              /* scan sums, tile number */
            + (size_t)block * items * (size_t)(ks + value_bytes(v));
 }
 
-template <class K, int V, int BLOCK, int ITEMS, int MINB>
-__global__ void __launch_bounds__(BLOCK, MINB) onesweep_kernel(os_args a)
+/* The copy of one portion that a plan with every pass skipped asks for
+ * (fold_copy): keys and values (or positions) from the input to the
+ * output. */
+__device__ __forceinline__ void copy_portion(const os_args &a, u32 ks)
 {
+    const u32 ck = a.copy[0], cv = a.copy[1];
+    if (ck == C_IN_OUT)
+        copy_bytes(static_cast<unsigned char *>(a.kout) + a.first * ks,
+                   static_cast<const unsigned char *>(a.kin) + a.first * ks,
+                   a.count * ks);
+    if (cv == C_GEN_OUT) {
+        const u64 stride = (u64)gridDim.x * blockDim.x;
+        u64 *out = static_cast<u64 *>(a.vout);
+        for (u64 i = a.first + blockIdx.x * (u64)blockDim.x + threadIdx.x;
+             i < a.first + a.count; i += stride)
+            out[i] = i;
+    } else if (cv == C_IN_OUT) {
+        copy_bytes(static_cast<unsigned char *>(a.vout) + a.first * a.vsize,
+                   static_cast<const unsigned char *>(a.vin) +
+                       a.first * a.vsize,
+                   a.count * a.vsize);
+    }
+}
+
+/* Decoupled look-back for digit d = threadIdx.x < RADIX of tile `tile`
+ * (> 0): the keys of digit d in the portion's earlier tiles. LBW
+ * predecessors' descriptors are loaded together per step, so a walk over
+ * many tiles that published only their own counts waits for one load
+ * latency per LBW tiles, not per tile; the step ends at the first
+ * descriptor not yet written (the next step starts there) or at an
+ * inclusive one. */
+template <int LBW>
+__device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
+{
+    const u32 d = threadIdx.x;
+    u64 excl = 0;
+    u32 t = tile - 1u; /* the nearest predecessor not yet added */
+    for (;;) {
+        u32 v[LBW];
+#pragma unroll
+        for (int k = 0; k < LBW; ++k)
+            v[k] = t >= (u32)k ? ld_relaxed(desc + (u64)(t - (u32)k) * RADIX + d)
+                               : ST_INC; /* never reached: tile 0 is INC */
+        bool stop = false, done = false;
+        u32 used = 0;
+#pragma unroll
+        for (int k = 0; k < LBW; ++k) {
+            if (!stop) {
+                const u32 st = v[k] & ~COUNT_MASK;
+                if (st == 0u) {
+                    stop = true;
+                } else {
+                    excl += v[k] & COUNT_MASK;
+                    ++used;
+                    if (st == ST_INC)
+                        stop = done = true;
+                }
+            }
+        }
+        if (done)
+            return excl;
+        t -= used;
+    }
+}
+
+template <class K, int V, int VAR>
+__global__ void
+__launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
+                  onesweep_policy((int)sizeof(K), V, VAR).min_blocks)
+    onesweep_kernel(os_args a)
+{
+    constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
+    constexpr int BLOCK = P.block, ITEMS = P.items;
     constexpr int NW = BLOCK / 32;
     constexpr u32 TILE = (u32)BLOCK * ITEMS;
     static_assert(BLOCK % 32 == 0 && BLOCK >= (int)RADIX, "block shape");
     extern __shared__ __align__(16) unsigned char smem[];
     u32 *wbins = reinterpret_cast<u32 *>(smem);
-    u32 *texcl = wbins + NW * RADIX;
-    u64 *gbase = reinterpret_cast<u64 *>(texcl + RADIX);
+    u64 *gbase = reinterpret_cast<u64 *>(wbins + NW * RADIX);
     u32 *wsum = reinterpret_cast<u32 *>(gbase + RADIX);
     u32 *s_tile = wsum + RADIX / 32;
     unsigned char *exch = reinterpret_cast<unsigned char *>(wsum + 16);
 
     const route r = a.routes[a.pass];
-    if (!r.active)
+    if (!r.active) {
+        if (a.fold_copy && a.pass + 1u == a.ko.passes)
+            copy_portion(a, (u32)sizeof(K));
         return;
+    }
     const u32 seq = r.seq * a.portions + a.portion;
     u32 *desc = a.desc[seq & 1u];
     u32 *dnext = a.desc[(seq + 1u) & 1u];
@@ -604,13 +768,20 @@ __global__ void __launch_bounds__(BLOCK, MINB) onesweep_kernel(os_args a)
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *a.counter[(seq + 1u) & 1u] = 0u; /* the next launch's */
 
-    const void *kbufs[3] = {a.kin, a.ktmp, a.kout};
-    const void *vbufs[3] = {a.vin, a.vtmp, a.vout};
-    const K *ksrc = static_cast<const K *>(kbufs[r.ksrc]) + a.first;
-    K *kdst = const_cast<K *>(static_cast<const K *>(kbufs[r.kdst])) + a.first;
+    /* Selects, not an indexed array: that would live in local memory. */
+    auto kbuf = [&](u32 b) {
+        return b == B_IN ? a.kin : b == B_TMP ? (const void *)a.ktmp
+                                              : (const void *)a.kout;
+    };
+    auto vbuf = [&](u32 b) {
+        return b == B_IN ? a.vin : b == B_TMP ? (const void *)a.vtmp
+                                              : (const void *)a.vout;
+    };
+    const K *ksrc = static_cast<const K *>(kbuf(r.ksrc)) + a.first;
+    K *kdst = const_cast<K *>(static_cast<const K *>(kbuf(r.kdst))) + a.first;
     const bool gen = r.vsrc == B_GEN;
-    const void *vsrc = gen ? nullptr : vbufs[r.vsrc];
-    void *vdst = V == V_NONE ? nullptr : const_cast<void *>(vbufs[r.vdst]);
+    const void *vsrc = gen ? nullptr : vbuf(r.vsrc);
+    void *vdst = V == V_NONE ? nullptr : const_cast<void *>(vbuf(r.vdst));
     const u64 *base = a.base + ((u64)a.pass * a.portions + a.portion) * RADIX;
     const digit_fn dg(a.ko, a.pass);
 
@@ -647,20 +818,34 @@ __global__ void __launch_bounds__(BLOCK, MINB) onesweep_kernel(os_args a)
                 for (int i = 0; i < ITEMS; ++i) {
                     const u32 p = wpos + (u32)i * 32u;
                     key[i] = p < valid ? ksrc[t0 + p] : (K)0;
-                    dig[i] = p < valid ? dg(key[i]) : RADIX + lane;
+                    dig[i] = p < valid ? dg(key[i]) : RADIX;
                 }
             }
-            warp_rank<ITEMS>(dig, wbins + w * RADIX, rk);
+            warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
         }
         __syncthreads();
-        const u32 cnt = digit_totals<NW>(wbins);
-        /* Publish early: later tiles wait on this, not on our look-back. */
-        if (tid < RADIX)
+        u32 cnt = 0;
+        if (tid < RADIX) {
+#pragma unroll
+            for (int k = 0; k < NW; ++k)
+                cnt += wbins[k * RADIX + tid];
+            /* Publish early: later tiles wait on this, not on our
+             * look-back. */
             st_relaxed(desc + (u64)tile * RADIX + tid,
                        (tile == 0 ? ST_INC : ST_AGG) | cnt);
+        }
         const u32 ex = scan_digits<u32>(cnt, wsum);
-        if (tid < RADIX)
-            texcl[tid] = ex;
+        /* wbins[w][d] becomes the tile slot of warp w's first key of
+         * digit d, so that placing a key takes one shared read. */
+        if (tid < RADIX) {
+            u32 run = ex;
+#pragma unroll
+            for (int k = 0; k < NW; ++k) {
+                const u32 c = wbins[k * RADIX + tid];
+                wbins[k * RADIX + tid] = run;
+                run += c;
+            }
+        }
         __syncthreads();
         /* Digits are recomputed rather than kept: registers are what
          * limits the blocks per multiprocessor here. */
@@ -668,7 +853,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) onesweep_kernel(os_args a)
         for (int i = 0; i < ITEMS; ++i) {
             if (wpos + (u32)i * 32u < valid) {
                 const u32 d = dg(key[i]);
-                const u32 pos = texcl[d] + wbins[w * RADIX + d] + rk[i];
+                const u32 pos = wbins[w * RADIX + d] + rk[i];
                 xk[pos] = key[i];
                 rk[i] = pos;
             }
@@ -700,17 +885,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) onesweep_kernel(os_args a)
         if (tid < RADIX) {
             u64 excl = 0;
             if (tile > 0) {
-                const u32 *dp = desc + (u64)(tile - 1) * RADIX + tid;
-                for (;;) {
-                    u32 v;
-                    do {
-                        v = ld_relaxed(dp);
-                    } while ((v & ~COUNT_MASK) == 0u);
-                    excl += v & COUNT_MASK;
-                    if ((v & ~COUNT_MASK) == ST_INC)
-                        break;
-                    dp -= RADIX;
-                }
+                excl = look_back<P.lbw>(desc, tile);
                 st_relaxed(desc + (u64)tile * RADIX + tid,
                            ST_INC | (u32)(excl + cnt));
             }
