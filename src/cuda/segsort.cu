@@ -3,8 +3,11 @@
  * slot; kernels in segsort_kernels.cuh).
  *
  * Segments are sorted by whoever suits their length:
- *   up to 8 keys        8 lanes of a warp (warp_sort_kernel<.., 8>)
- *   up to 32 keys       a warp (warp_sort_kernel<.., 32>)
+ *   up to 8 keys        8 lanes of a warp (warp_sort_kernel<.., 8, 1>)
+ *   up to 16 keys       16 lanes (warp_sort_kernel<.., 16, 1>)
+ *   up to 32 keys       a warp (warp_sort_kernel<.., 32, 1>)
+ *   up to 128 keys      a warp, 4 keys a lane (warp_sort_kernel<.., 32, 4>;
+ *                       not for values of V_BYTES)
  *   up to the small     a block of block_sort_policy(false), in shared
  *   block tile          memory
  *   up to the large     a block of block_sort_policy(true)
@@ -51,19 +54,32 @@ parsum_status launch_t(parsum_context *ctx, const ws_args &w,
     /* Warp sorts: 256-thread blocks, enough for the segments or the
      * device, whichever is fewer. */
     const u64 cap = (u64)st->sm_count * 8;
-    u64 g8 = (nseg + 256 / 8 - 1) / (256 / 8);
-    u64 g32 = (nseg + 256 / 32 - 1) / (256 / 32);
-    g8 = g8 < cap ? g8 : cap;
-    g32 = g32 < cap ? g32 : cap;
-    ws_args w8 = w, w32 = w;
-    w8.list = w.list + (u64)SC_W8 * nseg;
-    w8.list_count = w.list_count + SC_W8;
-    w32.list = w.list + (u64)SC_W32 * nseg;
-    w32.list_count = w.list_count + SC_W32;
-    warp_sort_kernel<K, V, 8><<<(unsigned)g8, 256, 0, st->stream>>>(w8);
+    auto grid_for = [&](u64 per_block) {
+        const u64 g = (nseg + per_block - 1) / per_block;
+        return (unsigned)(g < cap ? g : cap);
+    };
+    auto list_of = [&](int c) {
+        ws_args x = w;
+        x.list = w.list + (u64)c * nseg;
+        x.list_count = w.list_count + c;
+        return x;
+    };
+    warp_sort_kernel<K, V, 8, 1>
+        <<<grid_for(256 / 8), 256, 0, st->stream>>>(list_of(SC_W8));
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    warp_sort_kernel<K, V, 32><<<(unsigned)g32, 256, 0, st->stream>>>(w32);
+    warp_sort_kernel<K, V, 16, 1>
+        <<<grid_for(256 / 16), 256, 0, st->stream>>>(list_of(SC_W16));
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    warp_sort_kernel<K, V, 32, 1>
+        <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W32));
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    /* Values of V_BYTES do not fit the 4-keys-a-lane sort: its class is
+     * empty then (w128_limit). */
+    if constexpr (V != V_BYTES) {
+        warp_sort_kernel<K, V, 32, 4>
+            <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W128));
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    }
 
     constexpr tile_policy PS = block_sort_policy(false);
     constexpr tile_policy PL = block_sort_policy(true);
@@ -202,8 +218,12 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     ca.offsets = reinterpret_cast<const u64 *>(a->offsets);
     ca.num_segments = nseg;
     ca.n = n;
+    unsigned vword;
+    const int vmode = parsum__cuda_sort_vmode(j, &vword);
     ca.limit[SC_W8] = 8;
+    ca.limit[SC_W16] = 16;
     ca.limit[SC_W32] = 32;
+    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128;
     ca.limit[SC_BS] = (u32)PS.block * PS.items;
     ca.limit[SC_BL] = (u32)large;
     ca.lists = lists;
@@ -217,8 +237,7 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
 
     if (nseg > 0) {
         const key_order ko = parsum__cuda_sort_order(j);
-        unsigned vword;
-        const int v = parsum__cuda_sort_vmode(j, &vword);
+        const int v = vmode;
         ws_args w;
         w.kin = j.keys_in;
         w.kout = j.keys_out;

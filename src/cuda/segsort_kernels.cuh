@@ -9,11 +9,12 @@
  *    and moves only their 32-bit tile positions, and the sorted keys and
  *    values are written once at the end. Either one range [0, n) or,
  *    looping over a list, one segment after another.
- *  - warp_sort_kernel: G lanes (8 or 32) sort a segment of at most G keys:
- *    each lane holds one key and counts the keys that must precede it
- *    (smaller, or equal and earlier: stable), which is its output slot.
+ *  - warp_sort_kernel: G lanes (8, 16 or 32) sort a segment of at most G
+ *    keys, or a warp one of at most 128 (4 a lane): each lane counts, for
+ *    each of its keys, the keys that must precede it (smaller, or equal
+ *    and earlier: stable), which is its output slot.
  *  - seg_classify_kernel: the segments' lengths put each segment in one
- *    list per size class (warp-aggregated atomics; the order within a
+ *    list per size class (block-aggregated atomics; the order within a
  *    list varies from run to run, the result does not), and checks the
  *    offsets.
  *
@@ -28,12 +29,15 @@
 
 namespace parsum_sk {
 
-/* Segment size classes: at most 8 keys (warp sort, 8 lanes), 32 (warp
- * sort, 32 lanes), the small block tile, the large block tile, and larger
- * (onesweep per segment, launched by the host). Empty segments are in no
- * list. */
-enum : int { SC_W8 = 0, SC_W32 = 1, SC_BS = 2, SC_BL = 3, SC_HUGE = 4,
-             SC_COUNT = 5 };
+/* Segment size classes: at most 8 keys (warp sort, groups of 8 lanes),
+ * 16 (groups of 16), 32 (a warp), 128 (a warp, 4 keys a lane), the small
+ * block tile, the large block tile, and larger (onesweep per segment,
+ * launched by the host). Empty segments are in no list. Segments of a few
+ * dozen keys are common (random cuts with a mean of 16 give one in seven
+ * above 32): a block with its barriers per pass costs them far more than
+ * one warp working from registers. */
+enum : int { SC_W8 = 0, SC_W16 = 1, SC_W32 = 2, SC_W128 = 3, SC_BS = 4,
+             SC_BL = 5, SC_HUGE = 6, SC_COUNT = 7 };
 
 struct bs_args {
     const void *kin;
@@ -216,68 +220,120 @@ struct vbytes {
     unsigned char b[16];
 };
 
-template <class K, int V, int G>
+/* The word keys are compared in: their selected ordered bits. */
+template <int KS>
+struct cmp_word {
+    typedef u32 type;
+};
+template <>
+struct cmp_word<8> {
+    typedef u64 type;
+};
+
+/* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
+ * positions i * G + r (coalesced reads) and counts, for each, the keys
+ * that must precede it (smaller, or equal and earlier: stable), which is
+ * its output slot; every key is broadcast once with a shuffle. IT > 1
+ * only with G == 32 (one segment per warp, so loop bounds are uniform)
+ * and values that fit a register. */
+template <class K, int V, int G, int IT>
 __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
 {
     static_assert(G == 8 || G == 16 || G == 32, "group size");
+    static_assert(IT == 1 || (G == 32 && V != V_BYTES), "items per lane");
+    typedef typename cmp_word<(int)sizeof(K)>::type O;
     constexpr u32 GPB = 256 / G; /* groups per block */
     const u32 count = *a.list_count;
     const u32 r = threadIdx.x % G;
     /* The compared value: the selected bits of the ordered key. */
     const u32 nbits = a.ko.end_bit - a.ko.begin_bit;
-    const u64 rmask = nbits >= 64 ? ~0ull : (1ull << nbits) - 1ull;
-    const u64 rflip = a.ko.descending ? rmask : 0ull;
+    const O rmask = nbits >= 8 * sizeof(O) ? (O)~(O)0
+                                            : (O)(((O)1 << nbits) - 1u);
+    const O rflip = a.ko.descending ? rmask : (O)0;
     /* The loop runs while any group of the warp has a segment, so that
      * every lane takes part in the shuffles. */
     const u64 first_of_warp = (u64)blockIdx.x * GPB + (threadIdx.x & ~31u) / G;
     const u64 stride = (u64)gridDim.x * GPB;
+    typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
     for (u64 g0 = first_of_warp; g0 < count; g0 += stride) {
         const u64 g = g0 + (threadIdx.x & 31u) / G;
         u64 b = 0, e = 0;
         if (g < count)
             seg_bounds(a.offsets, a.list[g], a.n, b, e);
         const u32 len = (u32)(e - b);
-        const bool valid = r < len;
-        K key = 0;
-        u64 o = 0;
-        if (valid) {
-            key = static_cast<const K *>(a.kin)[b + r];
-            o = (((u64)ord_of(key, a.ko.kc) >> a.ko.begin_bit) & rmask) ^
-                rflip;
-        }
-        typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
-        VW val = 0;
+        K key[IT];
+        O o[IT];
+        VW val[IT];
         vbytes vb;
-        if constexpr (V == V_4 || V == V_8) {
-            if (valid)
-                val = static_cast<const VW *>(a.vin)[b + r];
-        } else if constexpr (V == V_BYTES) {
+#pragma unroll
+        for (int i = 0; i < IT; ++i) {
+            const u32 p = (u32)i * G + r;
+            key[i] = 0;
+            o[i] = 0;
+            val[i] = 0;
+            if (p < len) {
+                key[i] = static_cast<const K *>(a.kin)[b + p];
+                o[i] = ((O)(ord_of(key[i], a.ko.kc) >> a.ko.begin_bit) &
+                        rmask) ^
+                       rflip;
+                if constexpr (V == V_4 || V == V_8)
+                    val[i] = static_cast<const VW *>(a.vin)[b + p];
+            }
+        }
+        if constexpr (V == V_BYTES) {
+            const bool valid = r < len;
             const unsigned char *src =
                 static_cast<const unsigned char *>(a.vin) + (b + r) * a.vsize;
 #pragma unroll
             for (u32 c = 0; c < 16; ++c)
                 vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
         }
-        u32 rank = 0;
+        u32 rank[IT];
 #pragma unroll
-        for (int j = 0; j < G; ++j) {
-            const u64 oj = __shfl_sync(FULL, o, j, G);
-            rank += ((u32)j < len) & ((oj < o) | ((oj == o) & ((u32)j < r)));
+        for (int i = 0; i < IT; ++i)
+            rank[i] = 0;
+        if constexpr (IT == 1) {
+#pragma unroll
+            for (int j = 0; j < G; ++j) {
+                const O oj = __shfl_sync(FULL, o[0], j, G);
+                rank[0] += ((u32)j < len) &
+                           ((oj < o[0]) | ((oj == o[0]) & ((u32)j < r)));
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < IT; ++j) {
+                if ((u32)j * 32u >= len)
+                    break;
+                const u32 lim = len - (u32)j * 32u < 32u ? len - (u32)j * 32u
+                                                         : 32u;
+#pragma unroll 4
+                for (u32 sl = 0; sl < lim; ++sl) {
+                    const O oj = __shfl_sync(FULL, o[j], sl);
+                    const u32 pj = (u32)j * 32u + sl;
+#pragma unroll
+                    for (int i = 0; i < IT; ++i)
+                        rank[i] += (oj < o[i]) |
+                                   ((oj == o[i]) & (pj < (u32)i * 32u + r));
+                }
+            }
         }
-        /* Every lane has read its key and value before any is written. */
+        /* Every lane has read its keys and values before any is written. */
         __syncwarp();
-        if (valid) {
-            if (a.kout != nullptr)
-                static_cast<K *>(a.kout)[b + rank] = key;
-            if constexpr (V == V_4 || V == V_8) {
-                static_cast<VW *>(a.vout)[b + rank] = val;
-            } else if constexpr (V == V_BYTES) {
-                unsigned char *dst =
-                    static_cast<unsigned char *>(a.vout) + (b + rank) * a.vsize;
 #pragma unroll
-                for (u32 c = 0; c < 16; ++c)
-                    if (c < a.vsize)
-                        dst[c] = vb.b[c];
+        for (int i = 0; i < IT; ++i) {
+            if ((u32)i * G + r < len) {
+                if (a.kout != nullptr)
+                    static_cast<K *>(a.kout)[b + rank[i]] = key[i];
+                if constexpr (V == V_4 || V == V_8) {
+                    static_cast<VW *>(a.vout)[b + rank[i]] = val[i];
+                } else if constexpr (V == V_BYTES) {
+                    unsigned char *dst = static_cast<unsigned char *>(a.vout) +
+                                         (b + rank[i]) * a.vsize;
+#pragma unroll
+                    for (u32 c = 0; c < 16; ++c)
+                        if (c < a.vsize)
+                            dst[c] = vb.b[c];
+                }
             }
         }
     }
@@ -287,17 +343,23 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
 /* Classification                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* Each block takes 256 segments at a time and claims room in each list
+ * with one global atomic per class (not one per warp: the counters are
+ * few words that every block hits). */
 static __global__ void __launch_bounds__(256) seg_classify_kernel(classify_args a)
 {
-    const u32 lane = threadIdx.x & 31u;
-    if (blockIdx.x == 0 && threadIdx.x == 0 &&
+    __shared__ u32 s_cnt[SC_COUNT], s_base[SC_COUNT];
+    const u32 tid = threadIdx.x, lane = tid & 31u;
+    if (blockIdx.x == 0 && tid == 0 &&
         (a.offsets[0] != 0 || a.offsets[a.num_segments] < a.n ||
          a.offsets[a.num_segments] > a.n))
         atomicOr(a.bad, 1u);
     const u64 stride = (u64)gridDim.x * 256;
-    for (u64 s0 = blockIdx.x * 256ull + (threadIdx.x & ~31u);
-         s0 < a.num_segments; s0 += stride) {
-        const u64 s = s0 + lane;
+    for (u64 s0 = blockIdx.x * 256ull; s0 < a.num_segments; s0 += stride) {
+        if (tid < (u32)SC_COUNT)
+            s_cnt[tid] = 0;
+        __syncthreads();
+        const u64 s = s0 + tid;
         int cls = -1;
         u64 b = 0, e = 0;
         if (s < a.num_segments) {
@@ -312,23 +374,30 @@ static __global__ void __launch_bounds__(256) seg_classify_kernel(classify_args 
                         cls = c;
             }
         }
+        u32 at = 0;
         for (int c = 0; c < SC_COUNT; ++c) {
             const u32 m = __ballot_sync(FULL, cls == c);
             if (m == 0u)
                 continue;
             const int leader = __ffs(m) - 1;
-            u32 at = 0;
+            u32 wat = 0;
             if (lane == (u32)leader)
-                at = atomicAdd(&a.counts[c], (u32)__popc(m));
-            at = __shfl_sync(FULL, at, leader) +
-                 (u32)__popc(m & ((1u << lane) - 1u));
-            if (cls == c) {
-                if (c < SC_HUGE) {
-                    a.lists[(u64)c * a.num_segments + at] = (u32)s;
-                } else if (at < a.huge_cap) {
-                    a.huge[2 * (u64)at] = b;
-                    a.huge[2 * (u64)at + 1] = e;
-                }
+                wat = atomicAdd(&s_cnt[c], (u32)__popc(m));
+            wat = __shfl_sync(FULL, wat, leader);
+            if (cls == c)
+                at = wat + (u32)__popc(m & ((1u << lane) - 1u));
+        }
+        __syncthreads();
+        if (tid < (u32)SC_COUNT && s_cnt[tid] != 0u)
+            s_base[tid] = atomicAdd(&a.counts[tid], s_cnt[tid]);
+        __syncthreads();
+        if (cls >= 0) {
+            at += s_base[cls];
+            if (cls < SC_HUGE) {
+                a.lists[(u64)cls * a.num_segments + at] = (u32)s;
+            } else if (at < a.huge_cap) {
+                a.huge[2 * (u64)at] = b;
+                a.huge[2 * (u64)at + 1] = e;
             }
         }
     }
