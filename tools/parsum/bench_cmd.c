@@ -1,5 +1,6 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram`: option
+ * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram|
+ * sort`: option
  * parsing, then the CPU benchmark (bench/bench_cpu.c, bench_cpu_seg.c,
  * bench_cpu_select.c, bench_cpu_image.c) or, when the backend resolves to
  * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
@@ -24,7 +25,7 @@
 static const char *const benchmarks[] = {
     "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
     "reducebykey", "select",    "partition", "unique",  "rle",
-    "integral",  "boxfilter",   "histogram"};
+    "integral",  "boxfilter",   "histogram", "sort"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
 static int known_benchmark(const char *what)
@@ -54,6 +55,12 @@ static int is_hist(const char *what)
     return strcmp(what, "histogram") == 0;
 }
 
+/* sort: fixed cases against CUB, CUDA only (bench_cuda_sort.cu). */
+static int is_sort(const char *what)
+{
+    return strcmp(what, "sort") == 0;
+}
+
 static int selects_elements(const char *what)
 {
     return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
@@ -62,7 +69,8 @@ static int selects_elements(const char *what)
 static int is_segmented(const char *what)
 {
     return strcmp(what, "reduce") != 0 && strcmp(what, "scan") != 0 &&
-           !is_selection(what) && !is_image(what) && !is_hist(what);
+           !is_selection(what) && !is_image(what) && !is_hist(what) &&
+           !is_sort(what);
 }
 
 /* Takes --seg: the segmented benchmarks, and unique and rle (runs). */
@@ -345,12 +353,12 @@ int cli_bench(int argc, char **argv)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
                                "segscan, segreduce, scanbykey, reducebykey, "
                                "select, partition, unique, rle, integral, "
-                               "boxfilter or histogram");
+                               "boxfilter, histogram or sort");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
                                "reduce, scan, segscan, segreduce, scanbykey, "
                                "reducebykey, select, partition, unique, rle, "
-                               "integral, boxfilter or histogram)",
+                               "integral, boxfilter, histogram or sort)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
@@ -367,6 +375,9 @@ int cli_bench(int argc, char **argv)
         rc = resolve_backend(backend, &resolved);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (is_sort(a.what) && resolved == PARSUM_BACKEND_CPU)
+        return cli_usage_error("bench sort: measures the CUDA sort against "
+                               "CUB; use --backend cuda");
     if (is_hist(a.what) && resolved == PARSUM_BACKEND_CPU)
         return parsum_bench_cpu_hist(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
@@ -377,6 +388,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (is_sort(a.what)) /* fixed cases against CUB (bench_cuda_sort.cu) */
+        return parsum_bench_cuda_sort(&a);
     if (is_hist(a.what)) /* fixed cases against CUB (bench_cuda_hist.cu) */
         return parsum_bench_cuda_hist(&a);
     if (is_image(a.what)) {
