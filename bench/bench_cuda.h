@@ -49,6 +49,12 @@ int parsum_bench_cuda_hist(const parsum_bench_args *args);
  * 8192 if n is 0. Exit status as parsum_bench_cuda. */
 int parsum_bench_cuda_image(const parsum_bench_args *args);
 
+/* `parsum bench sort --backend cuda` (bench_cuda_sort.cu): parsum's radix
+ * sort and segmented sort against CUB's DeviceRadixSort and
+ * DeviceSegmentedSort (fixed cases, n = args->n or 2^28 for the large
+ * ones); prints to stdout. Exit status as parsum_bench_cuda. */
+int parsum_bench_cuda_sort(const parsum_bench_args *args);
+
 #ifdef __cplusplus
 }
 #endif

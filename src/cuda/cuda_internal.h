@@ -311,6 +311,12 @@ parsum_status parsum__cuda_hist_add_runs(parsum_context *ctx,
                                          void *counts, parsum_dtype count_dtype,
                                          bool accumulate);
 
+/* Radix sorts (sort.cu, segsort.cu). */
+parsum_status parsum__cuda_sort(parsum_context *ctx,
+                                const struct parsum__sort_args *a);
+parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
+                                          const struct parsum__sort_args *a);
+
 /* Unloads every compiled custom operator and comparator of st (custom.cu).
  * The caller has made st's device current and synchronized its stream. */
 void parsum__cuda_modules_free(parsum__cuda_state *st);

@@ -56,7 +56,8 @@ static int is_hist(const char *what)
     return strcmp(what, "histogram") == 0;
 }
 
-/* sort: fixed cases of --n keys (bench_cpu_sort.c), CPU only. */
+/* sort: fixed cases of --n keys (bench_cpu_sort.c on the CPU, against CUB
+ * in bench_cuda_sort.cu on a GPU). */
 static int is_sort(const char *what)
 {
     return strcmp(what, "sort") == 0;
@@ -383,12 +384,8 @@ int cli_bench(int argc, char **argv)
         return rc;
     if (is_hist(a.what) && resolved == PARSUM_BACKEND_CPU)
         return parsum_bench_cpu_hist(&a, stdout);
-    if (is_sort(a.what)) {
-        if (resolved != PARSUM_BACKEND_CPU)
-            return cli_usage_error("bench sort: only the CPU benchmark is "
-                                   "built in (use --backend cpu)");
+    if (is_sort(a.what) && resolved == PARSUM_BACKEND_CPU)
         return parsum_bench_cpu_sort(&a, stdout);
-    }
     if (resolved == PARSUM_BACKEND_CPU && is_image(a.what))
         return parsum_bench_cpu_image(&a, stdout);
     if (resolved == PARSUM_BACKEND_CPU && is_selection(a.what))
@@ -397,6 +394,8 @@ int cli_bench(int argc, char **argv)
         return is_segmented(a.what) ? parsum_bench_cpu_segmented(&a, stdout)
                                     : parsum_bench_cpu(&a, stdout);
 #ifdef PARSUM_HAVE_CUDA
+    if (is_sort(a.what)) /* fixed cases against CUB (bench_cuda_sort.cu) */
+        return parsum_bench_cuda_sort(&a);
     if (is_hist(a.what)) /* fixed cases against CUB (bench_cuda_hist.cu) */
         return parsum_bench_cuda_hist(&a);
     if (is_image(a.what)) {

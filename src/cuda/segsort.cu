@@ -1,0 +1,333 @@
+/*
+ * segsort.cu - the CUDA segmented radix sort (the backend's segmented_sort
+ * slot; kernels in segsort_kernels.cuh).
+ *
+ * Segments are sorted by whoever suits their length:
+ *   up to 8 keys        8 lanes of a warp (warp_sort_kernel<.., 8, 1>)
+ *   up to 16 keys       16 lanes (warp_sort_kernel<.., 16, 1>)
+ *   up to 32 keys       a warp (warp_sort_kernel<.., 32, 1>)
+ *   up to 128 keys      a warp, 4 keys a lane (warp_sort_kernel<.., 32, 4>;
+ *                       not for values of V_BYTES)
+ *   up to the small     a block of block_sort_policy(false), in shared
+ *   block tile          memory
+ *   up to the large     a block of block_sort_policy(true)
+ *   block tile
+ *   longer              the onesweep sort of sort.cu, one segment at a time
+ * seg_classify_kernel puts every non-empty segment in its class's list on
+ * the device; the warp and block kernels loop over their lists (they read
+ * the list's length on the device, so nothing waits for the host). Then
+ * the host reads back, in one copy, the number and bounds of the longest
+ * segments and whether the offsets were valid: the call's one wait.
+ *
+ * Invalid offsets are reported (PARSUM_ERR_INVALID_ARGUMENT) after the work
+ * is done; every kernel clamps each segment to [0, n) and treats a
+ * decreasing pair as empty, so nothing outside the arrays is touched.
+ */
+#include "sort_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+using namespace parsum_sk;
+using parsum_cu::carve;
+using parsum_cu::round_up;
+
+namespace {
+
+/* Huge segments' bounds the host reads with the counts in the one copy;
+ * more take a second copy. */
+constexpr u32 HUGE_FIRST = 64;
+
+/* The control block: counts, the bad flag, then the huge bounds. */
+struct control {
+    u32 counts[SC_COUNT];
+    u32 bad;
+    u32 pad[64 - SC_COUNT - 1];
+    u64 huge[2 * HUGE_FIRST];
+};
+
+template <class K, int V>
+parsum_status launch_t(parsum_context *ctx, const ws_args &w,
+                       const bs_args &bs, const bs_args &bl, u64 nseg)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    /* Warp sorts: 256-thread blocks, enough for the segments or the
+     * device, whichever is fewer. */
+    const u64 cap = (u64)st->sm_count * 8;
+    auto grid_for = [&](u64 per_block) {
+        const u64 g = (nseg + per_block - 1) / per_block;
+        return (unsigned)(g < cap ? g : cap);
+    };
+    auto list_of = [&](int c) {
+        ws_args x = w;
+        x.list = w.list + (u64)c * nseg;
+        x.list_count = w.list_count + c;
+        return x;
+    };
+    warp_sort_kernel<K, V, 8, 1>
+        <<<grid_for(256 / 8), 256, 0, st->stream>>>(list_of(SC_W8));
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    warp_sort_kernel<K, V, 16, 1>
+        <<<grid_for(256 / 16), 256, 0, st->stream>>>(list_of(SC_W16));
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    warp_sort_kernel<K, V, 32, 1>
+        <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W32));
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    /* Values of V_BYTES do not fit the 4-keys-a-lane sort: its class is
+     * empty then (w128_limit). */
+    if constexpr (V != V_BYTES) {
+        warp_sort_kernel<K, V, 32, 4>
+            <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W128));
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    }
+
+    constexpr tile_policy PS = block_sort_policy(false);
+    constexpr tile_policy PL = block_sort_policy(true);
+    constexpr size_t smem_s = block_sort_smem((int)sizeof(K), V, PS.block,
+                                              PS.items);
+    constexpr size_t smem_l = block_sort_smem((int)sizeof(K), V, PL.block,
+                                              PL.items);
+    auto ks = block_sort_kernel<K, V, PS.block, PS.items>;
+    auto kl = block_sort_kernel<K, V, PL.block, PL.items>;
+    /* Set every call: cheap next to the launches, and per device. */
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             reinterpret_cast<const void *>(ks),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem_s));
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             reinterpret_cast<const void *>(kl),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem_l));
+    int per_s = 0, per_l = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_s, reinterpret_cast<const void *>(ks),
+                             PS.block, smem_s));
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_l, reinterpret_cast<const void *>(kl),
+                             PL.block, smem_l));
+    if (per_s < 1 || per_l < 1)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: the segmented block sorts cannot run on "
+                            "device %d (%zu, %zu bytes of shared memory)",
+                            st->api, st->device, smem_s, smem_l);
+    u64 gs = (u64)per_s * st->sm_count, gl = (u64)per_l * st->sm_count;
+    gs = gs < nseg ? gs : nseg;
+    gl = gl < nseg ? gl : nseg;
+    ks<<<(unsigned)gs, PS.block, smem_s, st->stream>>>(bs);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    kl<<<(unsigned)gl, PL.block, smem_l, st->stream>>>(bl);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+template <class K>
+parsum_status launch_v(parsum_context *ctx, int v, const ws_args &w,
+                       const bs_args &bs, const bs_args &bl, u64 nseg)
+{
+    switch (v) {
+    case V_NONE: return launch_t<K, V_NONE>(ctx, w, bs, bl, nseg);
+    case V_4: return launch_t<K, V_4>(ctx, w, bs, bl, nseg);
+    case V_8: return launch_t<K, V_8>(ctx, w, bs, bl, nseg);
+    default: return launch_t<K, V_BYTES>(ctx, w, bs, bl, nseg);
+    }
+}
+
+/* Sorts the huge segments [b, e) listed in be (host memory). */
+parsum_status sort_huge(parsum_context *ctx, const parsum__cuda_sort_job &all,
+                        const u64 *be, u32 count, void *scratch)
+{
+    const size_t ks = parsum_dtype_size(all.key_dtype);
+    const size_t vs = all.value_size;
+    for (u32 i = 0; i < count; i++) {
+        const u64 b = be[2 * i], e = be[2 * i + 1];
+        parsum__cuda_sort_job j = all;
+        j.keys_in = static_cast<const unsigned char *>(all.keys_in) + b * ks;
+        j.keys_out = all.keys_out == nullptr
+                         ? nullptr
+                         : static_cast<unsigned char *>(all.keys_out) + b * ks;
+        if (vs > 0) {
+            j.values_in =
+                static_cast<const unsigned char *>(all.values_in) + b * vs;
+            j.values_out = static_cast<unsigned char *>(all.values_out) + b * vs;
+        }
+        j.n = e - b;
+        parsum_status s = parsum__cuda_sort_run(ctx, j, scratch);
+        if (s != PARSUM_OK)
+            return s;
+    }
+    return PARSUM_OK;
+}
+
+} /* namespace */
+
+parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
+                                          const parsum__sort_args *a)
+{
+    parsum__cuda_scope scope;
+    parsum_status s = scope.enter(ctx, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    if (a->num_segments >= (size_t)UINT32_MAX)
+        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
+                            "%s: %zu segments; the CUDA segmented sort "
+                            "takes fewer than 2^32 - 1",
+                            a->fn, a->num_segments);
+    parsum__cuda_sort_job j;
+    j.keys_in = a->keys_in;
+    j.keys_out = a->keys_out;
+    j.values_in = a->values_in;
+    j.values_out = a->values_out;
+    j.n = a->n;
+    j.key_dtype = a->key_dtype;
+    j.value_size = a->value_size;
+    j.indices = false;
+    j.descending = a->descending;
+    j.begin_bit = a->begin_bit;
+    j.end_bit = a->end_bit;
+    s = parsum__cuda_sort_check(ctx, j, a->fn);
+    if (s != PARSUM_OK)
+        return s;
+    const u64 nseg = a->num_segments;
+    const u64 n = a->n;
+    const tile_policy PS = block_sort_policy(false);
+    const tile_policy PL = block_sort_policy(true);
+    const u64 large = (u64)PL.block * PL.items;
+    /* Segments longer than the large block tile: at most n / (large + 1). */
+    u64 huge_cap = n / (large + 1) + 1;
+    if (huge_cap > nseg)
+        huge_cap = nseg;
+    const size_t list_bytes = round_up((size_t)SC_HUGE * nseg * 4, 256);
+    const size_t huge_bytes = round_up((size_t)huge_cap * 16, 256);
+    const size_t sort_bytes =
+        n > large ? parsum__cuda_sort_scratch_bytes(j) : 0;
+    const size_t total =
+        round_up(sizeof(control), 256) + list_bytes + huge_bytes + sort_bytes;
+    carve cv = {static_cast<unsigned char *>(parsum__scratch(ctx, total,
+                                                             a->fn)),
+                0};
+    if (cv.base == nullptr)
+        return PARSUM_ERR_OUT_OF_MEMORY;
+    control *ctl = static_cast<control *>(cv.take(sizeof(control)));
+    u32 *lists = static_cast<u32 *>(cv.take((size_t)SC_HUGE * nseg * 4));
+    u64 *huge = static_cast<u64 *>(cv.take((size_t)huge_cap * 16));
+    void *sort_scratch = sort_bytes > 0 ? cv.take(sort_bytes) : nullptr;
+
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(ctl, 0, sizeof(control), st->stream));
+    classify_args ca;
+    ca.offsets = reinterpret_cast<const u64 *>(a->offsets);
+    ca.num_segments = nseg;
+    ca.n = n;
+    unsigned vword;
+    const int vmode = parsum__cuda_sort_vmode(j, &vword);
+    ca.limit[SC_W8] = 8;
+    ca.limit[SC_W16] = 16;
+    ca.limit[SC_W32] = 32;
+    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128;
+    ca.limit[SC_BS] = (u32)PS.block * PS.items;
+    ca.limit[SC_BL] = (u32)large;
+    ca.lists = lists;
+    ca.counts = ctl->counts;
+    ca.bad = &ctl->bad;
+    ca.huge = huge;
+    ca.huge_cap = huge_cap;
+    seg_classify_kernel<<<parsum_cu::aux_grid(ctx, nseg, 256), 256, 0,
+                          st->stream>>>(ca);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+
+    if (nseg > 0) {
+        const key_order ko = parsum__cuda_sort_order(j);
+        const int v = vmode;
+        ws_args w;
+        w.kin = j.keys_in;
+        w.kout = j.keys_out;
+        w.vin = j.values_in;
+        w.vout = j.values_out;
+        w.n = n;
+        w.offsets = reinterpret_cast<const u64 *>(a->offsets);
+        w.list = lists;
+        w.list_count = ctl->counts;
+        w.ko = ko;
+        w.vsize = (u32)j.value_size;
+        w.vword = vword;
+        bs_args bs;
+        bs.kin = j.keys_in;
+        bs.kout = j.keys_out;
+        bs.vin = j.values_in;
+        bs.vout = j.values_out;
+        bs.n = n;
+        bs.offsets = reinterpret_cast<const u64 *>(a->offsets);
+        bs.list = lists + (u64)SC_BS * nseg;
+        bs.list_count = ctl->counts + SC_BS;
+        bs.ko = ko;
+        bs.vsize = (u32)j.value_size;
+        bs.vword = vword;
+        bs.gen = 0;
+        bs_args bl = bs;
+        bl.list = lists + (u64)SC_BL * nseg;
+        bl.list_count = ctl->counts + SC_BL;
+        switch (parsum_dtype_size(j.key_dtype)) {
+        case 1: s = launch_v<uint8_t>(ctx, v, w, bs, bl, nseg); break;
+        case 2: s = launch_v<uint16_t>(ctx, v, w, bs, bl, nseg); break;
+        case 4: s = launch_v<u32>(ctx, v, w, bs, bl, nseg); break;
+        default: s = launch_v<u64>(ctx, v, w, bs, bl, nseg); break;
+        }
+        if (s != PARSUM_OK)
+            return s;
+    }
+    /* The huge bounds are copied next to the counts: one copy, one wait. */
+    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(ctl->huge, huge,
+                                         (size_t)(huge_cap < HUGE_FIRST
+                                                      ? huge_cap
+                                                      : HUGE_FIRST) *
+                                             16,
+                                         cudaMemcpyDeviceToDevice,
+                                         st->stream));
+    control h;
+    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(&h, ctl, sizeof h,
+                                         cudaMemcpyDeviceToHost, st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+    const u32 nhuge = h.counts[SC_HUGE];
+    if (nhuge > huge_cap)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: %u segments above %llu keys, room for %llu",
+                            a->fn, nhuge, (unsigned long long)large,
+                            (unsigned long long)huge_cap);
+    if (nhuge > 0) {
+        s = sort_huge(ctx, j, h.huge, nhuge < HUGE_FIRST ? nhuge : HUGE_FIRST,
+                      sort_scratch);
+        if (s != PARSUM_OK)
+            return s;
+        if (nhuge > HUGE_FIRST) {
+            const size_t rest = (size_t)(nhuge - HUGE_FIRST);
+            u64 *be = static_cast<u64 *>(malloc(rest * 16));
+            if (be == nullptr)
+                return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
+                                    "%s: %zu bytes of host memory", a->fn,
+                                    rest * 16);
+            cudaError_t e = cudaMemcpyAsync(be, huge + 2 * HUGE_FIRST,
+                                            rest * 16, cudaMemcpyDeviceToHost,
+                                            st->stream);
+            if (e == cudaSuccess)
+                e = cudaStreamSynchronize(st->stream);
+            if (e != cudaSuccess) {
+                free(be);
+                PARSUM_CUDA_TRY(ctx, e);
+            }
+            s = sort_huge(ctx, j, be, (u32)rest, sort_scratch);
+            free(be);
+            if (s != PARSUM_OK)
+                return s;
+        }
+    }
+    if (h.bad) {
+        PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+        return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                            "%s: offsets must be num_segments + 1 "
+                            "non-decreasing values from 0 to n = %zu "
+                            "(checked on the device; segments were clamped "
+                            "to [0, n))",
+                            a->fn, a->n);
+    }
+    return PARSUM_OK;
+}

@@ -1,0 +1,410 @@
+/*
+ * segsort_kernels.cuh - sorts that one block or one warp finishes alone:
+ * the small sort (a whole array of up to one tile, for low latency) and
+ * the segmented sort's kernels (segsort.cu and sort.cu launch them).
+ *
+ *  - block_sort_kernel: one block sorts up to BLOCK * ITEMS keys in
+ *    shared memory: keys and values are read once, every pass ranks the
+ *    keys (warp_rank of sort_kernels.cuh, the onesweep tile's ranking)
+ *    and moves only their 32-bit tile positions, and the sorted keys and
+ *    values are written once at the end. Either one range [0, n) or,
+ *    looping over a list, one segment after another.
+ *  - warp_sort_kernel: G lanes (8, 16 or 32) sort a segment of at most G
+ *    keys, or a warp one of at most 128 (4 a lane): each lane counts, for
+ *    each of its keys, the keys that must precede it (smaller, or equal
+ *    and earlier: stable), which is its output slot.
+ *  - seg_classify_kernel: the segments' lengths put each segment in one
+ *    list per size class (block-aggregated atomics; the order within a
+ *    list varies from run to run, the result does not), and checks the
+ *    offsets.
+ *
+ * Offsets are read as they are: a segment is clamped to [0, n) and one
+ * whose end lies before its start is empty, so no kernel touches memory
+ * outside the arrays whatever the offsets hold.
+ */
+#ifndef PARSUM_SEGSORT_KERNELS_CUH
+#define PARSUM_SEGSORT_KERNELS_CUH
+
+#include "sort_kernels.cuh"
+
+namespace parsum_sk {
+
+/* Segment size classes: at most 8 keys (warp sort, groups of 8 lanes),
+ * 16 (groups of 16), 32 (a warp), 128 (a warp, 4 keys a lane), the small
+ * block tile, the large block tile, and larger (onesweep per segment,
+ * launched by the host). Empty segments are in no list. Segments of a few
+ * dozen keys are common (random cuts with a mean of 16 give one in seven
+ * above 32): a block with its barriers per pass costs them far more than
+ * one warp working from registers. */
+enum : int { SC_W8 = 0, SC_W16 = 1, SC_W32 = 2, SC_W128 = 3, SC_BS = 4,
+             SC_BL = 5, SC_HUGE = 6, SC_COUNT = 7 };
+
+struct bs_args {
+    const void *kin;
+    void *kout; /* NULL: keys not wanted */
+    const void *vin;
+    void *vout;
+    u64 n;
+    /* NULL: sort the one range [0, n). Else the segments list[0 ..
+     * *list_count) of offsets. */
+    const u64 *offsets;
+    const u32 *list;
+    const u32 *list_count;
+    key_order ko;
+    u32 vsize, vword; /* V_BYTES */
+    u32 gen;          /* values are input positions (single range only) */
+};
+
+struct ws_args {
+    const void *kin;
+    void *kout;
+    const void *vin;
+    void *vout;
+    u64 n;
+    const u64 *offsets;
+    const u32 *list;
+    const u32 *list_count;
+    key_order ko;
+    u32 vsize, vword;
+};
+
+struct classify_args {
+    const u64 *offsets;
+    u64 num_segments;
+    u64 n;
+    u32 limit[SC_HUGE]; /* largest length of each class below SC_HUGE */
+    u32 *lists;         /* [SC_HUGE][num_segments] */
+    u32 *counts;        /* [SC_COUNT], zeroed */
+    u32 *bad;           /* set when the offsets are not valid, zeroed */
+    u64 *huge;          /* (begin, end) of each huge segment */
+    u64 huge_cap;       /* entries huge can hold */
+};
+
+#if defined(__CUDACC__)
+
+__device__ __forceinline__ void seg_bounds(const u64 *off, u64 s, u64 n,
+                                           u64 &b, u64 &e)
+{
+    b = off[s];
+    e = off[s + 1];
+    if (b > n)
+        b = n;
+    if (e > n)
+        e = n;
+    if (e < b)
+        e = b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Block sort                                                                */
+/* ------------------------------------------------------------------------ */
+
+__host__ __device__ constexpr size_t block_sort_smem(int ks, int v, int block,
+                                                     int items)
+{
+    return (size_t)(block / 32) * RADIX * 4 + RADIX * 4 + 64 +
+           (size_t)block * items * (size_t)(ks + value_bytes(v) + 4);
+}
+
+template <class K, int V, int BLOCK, int ITEMS>
+__device__ __forceinline__ void block_sort_range(const bs_args &a, u64 b,
+                                                 u32 len, unsigned char *smem)
+{
+    constexpr int NW = BLOCK / 32;
+    constexpr u32 TILE = (u32)BLOCK * ITEMS;
+    u32 *wbins = reinterpret_cast<u32 *>(smem);
+    u32 *texcl = wbins + NW * RADIX;
+    u32 *wsum = texcl + RADIX;
+    u32 *s_idx = wsum + 16;
+    K *s_keys = reinterpret_cast<K *>(s_idx + TILE);
+    unsigned char *s_vals = reinterpret_cast<unsigned char *>(s_keys + TILE);
+    const u32 tid = threadIdx.x, lane = tid & 31u, w = tid >> 5;
+
+    const K *kin = static_cast<const K *>(a.kin) + b;
+    for (u32 j = tid; j < len; j += BLOCK)
+        s_keys[j] = kin[j];
+    if constexpr (V == V_4 || V == V_8) {
+        typedef typename value_word<V>::type VW;
+        if (!a.gen) {
+            const VW *vin = static_cast<const VW *>(a.vin) + b;
+            for (u32 j = tid; j < len; j += BLOCK)
+                reinterpret_cast<VW *>(s_vals)[j] = vin[j];
+        }
+    } else if constexpr (V == V_BYTES) {
+        const unsigned char *vin =
+            static_cast<const unsigned char *>(a.vin) + b * a.vsize;
+        for (u32 j = tid; j < len; j += BLOCK)
+            copy_value(s_vals, j, vin, j, a.vsize, a.vword);
+    }
+    /* Everything is read before anything is written: in place is safe. */
+    const u32 wpos = (u32)w * 32u * ITEMS + lane;
+    u32 idx[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        idx[i] = wpos + (u32)i * 32u;
+    for (u32 pass = 0; pass < a.ko.passes; ++pass) {
+        for (u32 j = tid; j < (u32)NW * RADIX; j += BLOCK)
+            wbins[j] = 0;
+        __syncthreads();
+        const digit_fn dg(a.ko, pass);
+        u32 dig[ITEMS], rk[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            dig[i] = wpos + (u32)i * 32u < len ? dg(s_keys[idx[i]])
+                                               : RADIX + lane;
+        warp_rank<ITEMS>(dig, wbins + w * RADIX, rk);
+        __syncthreads();
+        const u32 cnt = digit_totals<NW>(wbins);
+        const u32 ex = scan_digits<u32>(cnt, wsum);
+        if (tid < RADIX)
+            texcl[tid] = ex;
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const u32 d = dig[i];
+            if (d < RADIX)
+                s_idx[texcl[d] + wbins[w * RADIX + d] + rk[i]] = idx[i];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            if (wpos + (u32)i * 32u < len)
+                idx[i] = s_idx[wpos + (u32)i * 32u];
+    }
+    /* s_idx[j]: the tile position of the j-th key in order. */
+    if (a.kout != nullptr) {
+        K *kout = static_cast<K *>(a.kout) + b;
+        for (u32 j = tid; j < len; j += BLOCK)
+            kout[j] = s_keys[s_idx[j]];
+    }
+    if constexpr (V == V_4 || V == V_8) {
+        typedef typename value_word<V>::type VW;
+        VW *vout = static_cast<VW *>(a.vout) + b;
+        for (u32 j = tid; j < len; j += BLOCK) {
+            const u32 src = s_idx[j];
+            vout[j] = a.gen ? (VW)(b + src)
+                            : reinterpret_cast<const VW *>(s_vals)[src];
+        }
+    } else if constexpr (V == V_BYTES) {
+        unsigned char *vout =
+            static_cast<unsigned char *>(a.vout) + b * a.vsize;
+        for (u32 j = tid; j < len; j += BLOCK)
+            copy_value(vout, j, s_vals, s_idx[j], a.vsize, a.vword);
+    }
+}
+
+template <class K, int V, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK) block_sort_kernel(bs_args a)
+{
+    static_assert(BLOCK % 32 == 0 && BLOCK >= (int)RADIX, "block shape");
+    extern __shared__ __align__(16) unsigned char smem[];
+    if (a.offsets == nullptr) {
+        block_sort_range<K, V, BLOCK, ITEMS>(a, 0, (u32)a.n, smem);
+        return;
+    }
+    const u32 count = *a.list_count;
+    for (u32 k = blockIdx.x; k < count; k += gridDim.x) {
+        u64 b, e;
+        seg_bounds(a.offsets, a.list[k], a.n, b, e);
+        block_sort_range<K, V, BLOCK, ITEMS>(a, b, (u32)(e - b), smem);
+        __syncthreads(); /* shared memory is reused by the next segment */
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Warp sort                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A value of up to 16 bytes in registers. */
+struct vbytes {
+    unsigned char b[16];
+};
+
+/* The word keys are compared in: their selected ordered bits. */
+template <int KS>
+struct cmp_word {
+    typedef u32 type;
+};
+template <>
+struct cmp_word<8> {
+    typedef u64 type;
+};
+
+/* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
+ * positions i * G + r (coalesced reads) and counts, for each, the keys
+ * that must precede it (smaller, or equal and earlier: stable), which is
+ * its output slot; every key is broadcast once with a shuffle. IT > 1
+ * only with G == 32 (one segment per warp, so loop bounds are uniform)
+ * and values that fit a register. */
+template <class K, int V, int G, int IT>
+__global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
+{
+    static_assert(G == 8 || G == 16 || G == 32, "group size");
+    static_assert(IT == 1 || (G == 32 && V != V_BYTES), "items per lane");
+    typedef typename cmp_word<(int)sizeof(K)>::type O;
+    constexpr u32 GPB = 256 / G; /* groups per block */
+    const u32 count = *a.list_count;
+    const u32 r = threadIdx.x % G;
+    /* The compared value: the selected bits of the ordered key. */
+    const u32 nbits = a.ko.end_bit - a.ko.begin_bit;
+    const O rmask = nbits >= 8 * sizeof(O) ? (O)~(O)0
+                                            : (O)(((O)1 << nbits) - 1u);
+    const O rflip = a.ko.descending ? rmask : (O)0;
+    /* The loop runs while any group of the warp has a segment, so that
+     * every lane takes part in the shuffles. */
+    const u64 first_of_warp = (u64)blockIdx.x * GPB + (threadIdx.x & ~31u) / G;
+    const u64 stride = (u64)gridDim.x * GPB;
+    typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
+    for (u64 g0 = first_of_warp; g0 < count; g0 += stride) {
+        const u64 g = g0 + (threadIdx.x & 31u) / G;
+        u64 b = 0, e = 0;
+        if (g < count)
+            seg_bounds(a.offsets, a.list[g], a.n, b, e);
+        const u32 len = (u32)(e - b);
+        K key[IT];
+        O o[IT];
+        VW val[IT];
+        vbytes vb;
+#pragma unroll
+        for (int i = 0; i < IT; ++i) {
+            const u32 p = (u32)i * G + r;
+            key[i] = 0;
+            o[i] = 0;
+            val[i] = 0;
+            if (p < len) {
+                key[i] = static_cast<const K *>(a.kin)[b + p];
+                o[i] = ((O)(ord_of(key[i], a.ko.kc) >> a.ko.begin_bit) &
+                        rmask) ^
+                       rflip;
+                if constexpr (V == V_4 || V == V_8)
+                    val[i] = static_cast<const VW *>(a.vin)[b + p];
+            }
+        }
+        if constexpr (V == V_BYTES) {
+            const bool valid = r < len;
+            const unsigned char *src =
+                static_cast<const unsigned char *>(a.vin) + (b + r) * a.vsize;
+#pragma unroll
+            for (u32 c = 0; c < 16; ++c)
+                vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
+        }
+        u32 rank[IT];
+#pragma unroll
+        for (int i = 0; i < IT; ++i)
+            rank[i] = 0;
+        if constexpr (IT == 1) {
+#pragma unroll
+            for (int j = 0; j < G; ++j) {
+                const O oj = __shfl_sync(FULL, o[0], j, G);
+                rank[0] += ((u32)j < len) &
+                           ((oj < o[0]) | ((oj == o[0]) & ((u32)j < r)));
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < IT; ++j) {
+                if ((u32)j * 32u >= len)
+                    break;
+                const u32 lim = len - (u32)j * 32u < 32u ? len - (u32)j * 32u
+                                                         : 32u;
+#pragma unroll 4
+                for (u32 sl = 0; sl < lim; ++sl) {
+                    const O oj = __shfl_sync(FULL, o[j], sl);
+                    const u32 pj = (u32)j * 32u + sl;
+#pragma unroll
+                    for (int i = 0; i < IT; ++i)
+                        rank[i] += (oj < o[i]) |
+                                   ((oj == o[i]) & (pj < (u32)i * 32u + r));
+                }
+            }
+        }
+        /* Every lane has read its keys and values before any is written. */
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < IT; ++i) {
+            if ((u32)i * G + r < len) {
+                if (a.kout != nullptr)
+                    static_cast<K *>(a.kout)[b + rank[i]] = key[i];
+                if constexpr (V == V_4 || V == V_8) {
+                    static_cast<VW *>(a.vout)[b + rank[i]] = val[i];
+                } else if constexpr (V == V_BYTES) {
+                    unsigned char *dst = static_cast<unsigned char *>(a.vout) +
+                                         (b + rank[i]) * a.vsize;
+#pragma unroll
+                    for (u32 c = 0; c < 16; ++c)
+                        if (c < a.vsize)
+                            dst[c] = vb.b[c];
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Classification                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Each block takes 256 segments at a time and claims room in each list
+ * with one global atomic per class (not one per warp: the counters are
+ * few words that every block hits). */
+static __global__ void __launch_bounds__(256) seg_classify_kernel(classify_args a)
+{
+    __shared__ u32 s_cnt[SC_COUNT], s_base[SC_COUNT];
+    const u32 tid = threadIdx.x, lane = tid & 31u;
+    if (blockIdx.x == 0 && tid == 0 &&
+        (a.offsets[0] != 0 || a.offsets[a.num_segments] < a.n ||
+         a.offsets[a.num_segments] > a.n))
+        atomicOr(a.bad, 1u);
+    const u64 stride = (u64)gridDim.x * 256;
+    for (u64 s0 = blockIdx.x * 256ull; s0 < a.num_segments; s0 += stride) {
+        if (tid < (u32)SC_COUNT)
+            s_cnt[tid] = 0;
+        __syncthreads();
+        const u64 s = s0 + tid;
+        int cls = -1;
+        u64 b = 0, e = 0;
+        if (s < a.num_segments) {
+            if (a.offsets[s + 1] < a.offsets[s])
+                atomicOr(a.bad, 1u);
+            seg_bounds(a.offsets, s, a.n, b, e);
+            const u64 len = e - b;
+            if (len > 0) {
+                cls = SC_HUGE;
+                for (int c = SC_HUGE - 1; c >= 0; --c)
+                    if (len <= a.limit[c])
+                        cls = c;
+            }
+        }
+        u32 at = 0;
+        for (int c = 0; c < SC_COUNT; ++c) {
+            const u32 m = __ballot_sync(FULL, cls == c);
+            if (m == 0u)
+                continue;
+            const int leader = __ffs(m) - 1;
+            u32 wat = 0;
+            if (lane == (u32)leader)
+                wat = atomicAdd(&s_cnt[c], (u32)__popc(m));
+            wat = __shfl_sync(FULL, wat, leader);
+            if (cls == c)
+                at = wat + (u32)__popc(m & ((1u << lane) - 1u));
+        }
+        __syncthreads();
+        if (tid < (u32)SC_COUNT && s_cnt[tid] != 0u)
+            s_base[tid] = atomicAdd(&a.counts[tid], s_cnt[tid]);
+        __syncthreads();
+        if (cls >= 0) {
+            at += s_base[cls];
+            if (cls < SC_HUGE) {
+                a.lists[(u64)cls * a.num_segments + at] = (u32)s;
+            } else if (at < a.huge_cap) {
+                a.huge[2 * (u64)at] = b;
+                a.huge[2 * (u64)at + 1] = e;
+            }
+        }
+    }
+}
+
+#endif /* __CUDACC__ */
+
+} /* namespace parsum_sk */
+
+#endif

@@ -1,0 +1,933 @@
+/*
+ * sort_kernels.cuh - the GPU radix sort (sort.cu launches these; the
+ * segmented sort's own kernels are in segsort_kernels.cuh and build on the
+ * pieces here).
+ *
+ * Onesweep (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit
+ * Radix Sort for GPUs", 2022): 8-bit digits, least significant first.
+ *
+ *  1. sort_hist_kernel reads the keys once and counts the digits of every
+ *     pass (one 256-bin histogram per pass and per portion, see below).
+ *  2. sort_plan_kernel (one block) turns the counts into each digit's
+ *     first output position per pass and portion, marks a pass whose
+ *     digit is the same for every key as skipped, and decides on the
+ *     device which buffer every remaining pass reads and writes (so the
+ *     host never waits to learn which passes run).
+ *  3. sort_copy_kernel does the copy that the plan may ask for (all passes
+ *     skipped; or sorting in place with an odd number of passes left,
+ *     where the data first move to the scratch buffer).
+ *  4. Per pass (and portion) onesweep_kernel: a block claims the next tile
+ *     from a counter, ranks its keys by digit (per warp with match_any,
+ *     then across the warps), publishes its per-digit counts, learns from
+ *     the decoupled look-back (Merrill & Garland 2016; here one chain per
+ *     digit) how many keys of each digit the earlier tiles hold, sorts the
+ *     tile locally in shared memory and writes every key straight to its
+ *     final place in the pass's output; then the values the same way.
+ *
+ * Stability: keys are ranked in input order within the tile (warp by
+ * warp, item by item, lane by lane, which is exactly input order for the
+ * warp-striped layout below), and tiles in tile order through the
+ * look-back, so every pass is a stable counting sort.
+ *
+ * Keys move as their original bits; each pass recomputes the ordered bits
+ * (src/sort/sort_keys.h), since that transform loses a NaN's sign.
+ *
+ * Portions: a look-back descriptor packs a 2-bit status and a 30-bit count
+ * into one 32-bit word (one store publishes both, no fence), so a pass
+ * runs over portions of fewer than 2^30 keys, one launch each, with every
+ * portion's digit bases computed up front by the plan. Tile numbers count
+ * from 0 in each portion and never overflow.
+ *
+ * Look-back memory is zeroed once per call: launch s uses descriptor array
+ * s % 2 and clears array (s + 1) % 2 for launch s + 1 as it goes.
+ *
+ * Determinism: every count is an integer sum and every position a fixed
+ * function of the input; the result never depends on timing.
+ */
+#ifndef PARSUM_SORT_KERNELS_CUH
+#define PARSUM_SORT_KERNELS_CUH
+
+#include "sort/sort_keys.h"
+
+#include <stdint.h>
+#include <string.h>
+
+namespace parsum_sk {
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+constexpr int RADIX_BITS = 8;
+constexpr u32 RADIX = 1u << RADIX_BITS;
+constexpr int MAX_PASSES = 8;
+constexpr u32 FULL = 0xFFFFFFFFu;
+
+/* Look-back descriptor: status in bits 31..30, count below. */
+constexpr u32 ST_AGG = 1u << 30;
+constexpr u32 ST_INC = 2u << 30;
+constexpr u32 COUNT_MASK = (1u << 30) - 1u;
+
+/* How a key's raw bits become its ordered bits. */
+enum : u32 { KC_UNSIGNED = 0, KC_SIGNED = 1, KC_FLOAT = 2 };
+
+/* How values move: none, as one 4- or 8-byte word, or as vword-sized
+ * words (1, 2, 4 or 8 bytes) of any value_size up to 16. */
+enum : int { V_NONE = 0, V_4 = 1, V_8 = 2, V_BYTES = 3 };
+
+/* Buffers a pass reads or writes: the caller's input, the scratch buffer,
+ * the output; B_GEN: the values are the keys' input positions. */
+enum : u32 { B_IN = 0, B_TMP = 1, B_OUT = 2, B_GEN = 3 };
+
+/* What sort_copy_kernel does for keys or values. */
+enum : u32 { C_NONE = 0, C_IN_TMP = 1, C_IN_OUT = 2, C_GEN_OUT = 3 };
+
+/* ------------------------------------------------------------------------ */
+/* Tuning: policy data, by key size and value mode.                          */
+/* ------------------------------------------------------------------------ */
+
+/* Bytes per value a kernel is built for (V_BYTES: the largest). */
+__host__ __device__ constexpr int value_bytes(int v)
+{
+    return v == V_NONE ? 0 : v == V_4 ? 4 : v == V_8 ? 8 : 16;
+}
+
+struct tile_policy {
+    int block;      /* threads; a multiple of 32, at least RADIX */
+    int items;      /* keys per thread */
+    int min_blocks; /* resident blocks per multiprocessor to compile for */
+};
+
+/* The onesweep tile and its ranking, as variants that one build carries
+ * so that they can be compared on a device without rebuilding (sort.cu
+ * picks one per call; PARSUM_SORT_VARIANT overrides). Items per thread
+ * shrink as the bytes per key grow, so that registers and the shared
+ * exchange buffer stay in bounds.
+ *   match: 0 finds the lanes sharing a digit with match.any, whose cost
+ *          grows with the number of distinct values in the warp (about 30
+ *          of 32 for random 8-bit digits); 1 with one ballot per digit
+ *          bit, a fixed cost.
+ *   lbw:   look-back window: predecessors' descriptors read per step.
+ * Variant 0 is compiled for every key and value layout; the others only
+ * for the layouts that the benchmarks time (os_variant_built). */
+struct os_policy {
+    int block, items, min_blocks, match, lbw;
+};
+struct os_variant {
+    int block, min_blocks, match, lbw;
+    int items4, items8, items16, items24; /* by key + value bytes */
+};
+constexpr int OS_VARIANTS = 5;
+__host__ __device__ constexpr os_variant os_variant_of(int var)
+{
+    /* 0: CUB's sm90 tile (384 x 21 for 4-byte keys), ballot matching.
+     * 1: the same ranked with match.any (what ballots save).
+     * 2: 512 x 15, two blocks (64 registers): more warps to hide latency.
+     * 3: 256 x 12, four blocks: small tiles, for n of a few million.
+     * 4: 384 x 10, two blocks: half tiles, same occupancy as 0. */
+    return var == 1   ? os_variant{384, 2, 0, 4, 21, 17, 12, 9}
+           : var == 2 ? os_variant{512, 2, 1, 4, 15, 11, 8, 6}
+           : var == 3 ? os_variant{256, 4, 1, 4, 12, 9, 6, 5}
+           : var == 4 ? os_variant{384, 2, 1, 4, 10, 8, 6, 5}
+                      : os_variant{384, 2, 1, 4, 21, 17, 12, 9};
+}
+
+__host__ __device__ constexpr os_policy onesweep_policy(int ks, int v,
+                                                        int var = 0)
+{
+    return os_policy{
+        os_variant_of(var).block,
+        ks + value_bytes(v) <= 4    ? os_variant_of(var).items4
+        : ks + value_bytes(v) <= 8  ? os_variant_of(var).items8
+        : ks + value_bytes(v) <= 16 ? os_variant_of(var).items16
+                                    : os_variant_of(var).items24,
+        os_variant_of(var).min_blocks, os_variant_of(var).match,
+        os_variant_of(var).lbw};
+}
+
+/* Layouts the variants other than 0 are built for: 4-byte keys alone or
+ * with 4-byte values, 8-byte keys alone. */
+__host__ __device__ constexpr bool os_variant_built(int var, int ks, int v)
+{
+    return var == 0 ||
+           (var > 0 && var < OS_VARIANTS &&
+            ((ks == 4 && (v == V_NONE || v == V_4)) ||
+             (ks == 8 && v == V_NONE)));
+}
+
+/* One block sorting a whole tile in shared memory: the small sort (n up
+ * to the tile) and the segmented sort's medium segments. Two shapes: a
+ * small one for segments just above the warp sort, a large one. */
+#ifndef PARSUM_SORT_BS_SMALL_ITEMS
+#define PARSUM_SORT_BS_SMALL_ITEMS 2 /* 256 x 2 = 512 keys */
+#endif
+#ifndef PARSUM_SORT_BS_LARGE_BLOCK
+#define PARSUM_SORT_BS_LARGE_BLOCK 512
+#endif
+#ifndef PARSUM_SORT_BS_LARGE_ITEMS
+#define PARSUM_SORT_BS_LARGE_ITEMS 8 /* 4096 keys */
+#endif
+__host__ __device__ constexpr tile_policy block_sort_policy(bool large)
+{
+    return large ? tile_policy{PARSUM_SORT_BS_LARGE_BLOCK,
+                               PARSUM_SORT_BS_LARGE_ITEMS, 1}
+                 : tile_policy{256, PARSUM_SORT_BS_SMALL_ITEMS, 1};
+}
+
+/* The histogram kernel: threads per block; chunks of HIST_CHUNK_TILES
+ * onesweep tiles per block step (a portion is a whole number of chunks,
+ * so a chunk never straddles two portions). */
+constexpr int HIST_BLOCK = 512;
+constexpr u32 HIST_CHUNK_TILES = 4;
+
+/* Largest portion: counts must stay below 2^30 (COUNT_MASK). */
+constexpr u64 PORTION_LIMIT = (1ull << 30) - 1;
+
+/* ------------------------------------------------------------------------ */
+/* Argument blocks (shared with the host).                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Which buffers a pass uses, written by sort_plan_kernel. */
+struct route {
+    u32 active; /* 0: the pass is skipped */
+    u32 seq;    /* rank among the active passes */
+    u32 ksrc, kdst, vsrc, vdst; /* B_* */
+};
+
+/* How keys of one call are ordered: digit of pass p =
+ * ((ord(key) >> (begin_bit + 8p)) & mask_p) ^ (descending ? mask_p : 0). */
+struct key_order {
+    u32 kc;
+    u32 begin_bit, end_bit;
+    u32 descending;
+    u32 passes;
+};
+
+struct hist_args {
+    const void *keys;
+    u64 n;
+    u64 chunk;        /* keys per chunk */
+    u64 portion_size; /* keys per portion, a multiple of chunk */
+    key_order ko;
+    u32 *hist; /* [portions][MAX_PASSES][RADIX], zeroed */
+};
+
+struct plan_args {
+    const u32 *hist;
+    u64 *base;     /* [MAX_PASSES][portions][RADIX] */
+    route *routes; /* [MAX_PASSES] */
+    u32 *copy;     /* [2]: C_* for keys, values */
+    u64 n;
+    u32 passes, portions;
+    u32 k_inplace, v_inplace, has_values, gen;
+};
+
+struct copy_args {
+    const void *kin;
+    void *ktmp, *kout;
+    const void *vin;
+    void *vtmp, *vout;
+    u64 n;
+    u32 ks, vs;
+    const u32 *copy;
+};
+
+struct os_args {
+    const void *kin;
+    void *ktmp, *kout;
+    const void *vin;
+    void *vtmp, *vout;
+    u64 first; /* this portion's first key */
+    u64 count; /* its keys */
+    u32 num_tiles, max_tiles;
+    u32 pass, portion, portions;
+    key_order ko;
+    u32 vsize, vword; /* V_BYTES */
+    const u64 *base;
+    const route *routes;
+    u32 *desc[2];
+    u32 *counter[2];
+    /* Not in place: no copy kernel was launched, and the launches of the
+     * last pass do the copy the plan asks for when every pass is skipped
+     * (each portion's launch its own keys). */
+    u32 fold_copy;
+    const u32 *copy;
+};
+
+#if defined(__CUDACC__)
+
+/* The plain (non-template) kernels here and in segsort_kernels.cuh are
+ * static: sort.cu and segsort.cu both include them. */
+
+/* ------------------------------------------------------------------------ */
+/* Keys and digits                                                           */
+/* ------------------------------------------------------------------------ */
+
+template <class K>
+__device__ __forceinline__ K ord_of(K b, u32 kc)
+{
+    if constexpr (sizeof(K) == 1) {
+        return kc == KC_SIGNED ? (K)parsum__ord_i8(b) : b;
+    } else if constexpr (sizeof(K) == 2) {
+        return kc == KC_SIGNED ? (K)parsum__ord_i16(b) : b;
+    } else if constexpr (sizeof(K) == 4) {
+        return kc == KC_FLOAT    ? (K)parsum__ord_f32(b)
+               : kc == KC_SIGNED ? (K)parsum__ord_i32(b)
+                                 : b;
+    } else {
+        return kc == KC_FLOAT    ? (K)parsum__ord_f64(b)
+               : kc == KC_SIGNED ? (K)parsum__ord_i64(b)
+                                 : b;
+    }
+}
+
+/* One pass's digit parameters. */
+struct digit_fn {
+    u32 kc, shift, mask, flip;
+    __device__ __forceinline__ digit_fn(const key_order &ko, u32 pass)
+    {
+        kc = ko.kc;
+        shift = ko.begin_bit + (u32)RADIX_BITS * pass;
+        u32 bits = ko.end_bit - shift;
+        if (bits > (u32)RADIX_BITS)
+            bits = RADIX_BITS;
+        mask = (1u << bits) - 1u;
+        flip = ko.descending ? mask : 0u;
+    }
+    template <class K>
+    __device__ __forceinline__ u32 operator()(K b) const
+    {
+        return ((u32)(ord_of(b, kc) >> shift) & mask) ^ flip;
+    }
+};
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+__device__ __forceinline__ u32 ld_relaxed(const u32 *p)
+{
+    u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_relaxed(u32 *p, u32 v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+}
+
+/* Exclusive prefix over threads 0..RADIX-1 of x (threads beyond RADIX
+ * pass 0 and get garbage). Every thread of the block must call it; wsum
+ * holds RADIX / 32 words. */
+template <class T>
+__device__ __forceinline__ T scan_digits(T x, T *wsum)
+{
+    const u32 tid = threadIdx.x, lane = tid & 31u, w = tid >> 5;
+    T inc = x;
+#pragma unroll
+    for (u32 o = 1; o < 32; o <<= 1) {
+        T y = __shfl_up_sync(FULL, inc, o);
+        if (lane >= o)
+            inc += y;
+    }
+    if (w < RADIX / 32 && lane == 31u)
+        wsum[w] = inc;
+    __syncthreads();
+    T pre = 0;
+    if (tid < RADIX)
+        for (u32 k = 0; k < w; ++k)
+            pre += wsum[k];
+    __syncthreads();
+    return pre + inc - x;
+}
+
+/* Ranks a warp's ITEMS x 32 digits in input order (item-major, then lane):
+ * rank[i] = keys of the same digit before this one in the warp. wb: the
+ * warp's RADIX counters, zeroed; left holding the warp's digit counts.
+ * dig[i] >= RADIX marks an item that takes no part. The lowest lane of
+ * each group of equal digits bumps the counter with one shared atomic.
+ * MATCH 0 finds the groups with match.any; MATCH 1 with one ballot per
+ * digit bit (see os_variant_of). */
+template <int ITEMS, int MATCH = 1>
+__device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
+                                          u32 (&rank)[ITEMS])
+{
+    const u32 lane = threadIdx.x & 31u;
+    const u32 lt = (1u << lane) - 1u;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const u32 d = dig[i];
+        u32 peers;
+        if constexpr (MATCH == 0) {
+            /* Items out of range are RADIX + lane: alone in the warp. */
+            peers = __match_any_sync(FULL, d < RADIX ? d : RADIX + lane);
+        } else {
+            const bool ok = d < RADIX;
+            peers = __ballot_sync(FULL, ok);
+#pragma unroll
+            for (int bit = 0; bit < RADIX_BITS; ++bit) {
+                const u32 m = __ballot_sync(FULL, (d >> bit) & 1u);
+                peers &= ((d >> bit) & 1u) ? m : ~m;
+            }
+            if (!ok)
+                peers = 1u << lane;
+        }
+        const int leader = __ffs(peers) - 1;
+        u32 old = 0;
+        if (lane == (u32)leader && d < RADIX)
+            old = atomicAdd(&wb[d], (u32)__popc(peers));
+        old = __shfl_sync(FULL, old, leader);
+        rank[i] = old + (u32)__popc(peers & lt);
+        /* The next item's leader may be another lane. */
+        __syncwarp();
+    }
+}
+
+/* After warp_rank in every warp (and a barrier): for digit d = tid < RADIX
+ * turns wbins[w][d] into the keys of digit d in warps before w and
+ * returns the tile's count of d (0 for the other threads). */
+template <int NW>
+__device__ __forceinline__ u32 digit_totals(u32 *wbins)
+{
+    const u32 d = threadIdx.x;
+    u32 run = 0;
+    if (d < RADIX) {
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+            const u32 c = wbins[w * RADIX + d];
+            wbins[w * RADIX + d] = run;
+            run += c;
+        }
+    }
+    return run;
+}
+
+/* Copies the value_size bytes of value i from src to value j of dst in
+ * words of vword bytes (vword divides vsize and both pointers). */
+__device__ __forceinline__ void copy_value(void *dst, u64 j, const void *src,
+                                           u64 i, u32 vsize, u32 vword)
+{
+    const u32 nw = vsize / vword;
+    switch (vword) {
+    case 8: {
+        const u64 *s = (const u64 *)src + i * nw;
+        u64 *d = (u64 *)dst + j * nw;
+        for (u32 k = 0; k < nw; ++k)
+            d[k] = s[k];
+        break;
+    }
+    case 4: {
+        const u32 *s = (const u32 *)src + i * nw;
+        u32 *d = (u32 *)dst + j * nw;
+        for (u32 k = 0; k < nw; ++k)
+            d[k] = s[k];
+        break;
+    }
+    case 2: {
+        const unsigned short *s = (const unsigned short *)src + i * nw;
+        unsigned short *d = (unsigned short *)dst + j * nw;
+        for (u32 k = 0; k < nw; ++k)
+            d[k] = s[k];
+        break;
+    }
+    default: {
+        const unsigned char *s = (const unsigned char *)src + i * nw;
+        unsigned char *d = (unsigned char *)dst + j * nw;
+        for (u32 k = 0; k < nw; ++k)
+            d[k] = s[k];
+        break;
+    }
+    }
+}
+
+template <int V>
+struct value_word;
+template <>
+struct value_word<V_4> {
+    typedef u32 type;
+};
+template <>
+struct value_word<V_8> {
+    typedef u64 type;
+};
+
+/* ------------------------------------------------------------------------ */
+/* 1. Histogram of every pass                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Counts every pass's digit of one key into h ([MAX_PASSES][RADIX]). */
+template <class K>
+__device__ __forceinline__ void hist_count(K b, const key_order &ko, u32 *h)
+{
+    const K o = ord_of(b, ko.kc);
+#pragma unroll
+    for (u32 p = 0; p < (u32)MAX_PASSES; ++p) {
+        if (p < ko.passes) {
+            const u32 shift = ko.begin_bit + (u32)RADIX_BITS * p;
+            u32 bits = ko.end_bit - shift;
+            if (bits > (u32)RADIX_BITS)
+                bits = RADIX_BITS;
+            const u32 mask = (1u << bits) - 1u;
+            const u32 d =
+                ((u32)(o >> shift) & mask) ^ (ko.descending ? mask : 0u);
+            atomicAdd(&h[p * RADIX + d], 1u);
+        }
+    }
+}
+
+/* Keys are read as 16-byte words, HIST_UNROLL of them in flight per
+ * thread (one scalar load at a time left the kernel waiting on memory),
+ * and counted into one of two copies of the counters (even and odd warps)
+ * so that fewer atomics meet on one word. */
+constexpr int HIST_UNROLL = 4;
+constexpr int HIST_PARTS = 2;
+
+template <class K>
+__global__ void __launch_bounds__(HIST_BLOCK)
+    sort_hist_kernel(hist_args a)
+{
+    constexpr u32 VK = 16 / sizeof(K); /* keys per 16-byte word */
+    __shared__ u32 sh[HIST_PARTS * MAX_PASSES * RADIX];
+    const u32 passes = a.ko.passes;
+    const u64 nchunks = (a.n + a.chunk - 1) / a.chunk;
+    const K *keys = static_cast<const K *>(a.keys);
+    /* Chunks start at multiples of 16 bytes from keys (a chunk is a
+     * multiple of 128 keys). */
+    const bool vec = ((uintptr_t)keys & 15u) == 0;
+    u32 *mine = sh + ((threadIdx.x >> 5) % HIST_PARTS) * (MAX_PASSES * RADIX);
+    for (u64 c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        for (u32 j = threadIdx.x; j < HIST_PARTS * MAX_PASSES * RADIX;
+             j += HIST_BLOCK)
+            sh[j] = 0;
+        __syncthreads();
+        const u64 lo = c * a.chunk;
+        const u64 hi = lo + a.chunk < a.n ? lo + a.chunk : a.n;
+        u64 i = lo + threadIdx.x;
+        if (vec) {
+            const uint4 *v = reinterpret_cast<const uint4 *>(keys + lo);
+            const u32 nv = (u32)((hi - lo) / VK);
+            u32 q = threadIdx.x;
+            for (; q + (HIST_UNROLL - 1) * HIST_BLOCK < nv;
+                 q += HIST_UNROLL * HIST_BLOCK) {
+                uint4 x[HIST_UNROLL];
+#pragma unroll
+                for (int u = 0; u < HIST_UNROLL; ++u)
+                    x[u] = v[q + (u32)u * HIST_BLOCK];
+#pragma unroll
+                for (int u = 0; u < HIST_UNROLL; ++u) {
+                    K k[VK];
+                    memcpy(k, &x[u], 16);
+#pragma unroll
+                    for (u32 e = 0; e < VK; ++e)
+                        hist_count<K>(k[e], a.ko, mine);
+                }
+            }
+            for (; q < nv; q += HIST_BLOCK) {
+                const uint4 x = v[q];
+                K k[VK];
+                memcpy(k, &x, 16);
+#pragma unroll
+                for (u32 e = 0; e < VK; ++e)
+                    hist_count<K>(k[e], a.ko, mine);
+            }
+            i = lo + (u64)nv * VK + threadIdx.x;
+        }
+        for (; i < hi; i += HIST_BLOCK)
+            hist_count<K>(keys[i], a.ko, mine);
+        __syncthreads();
+        u32 *dst = a.hist + (lo / a.portion_size) * (MAX_PASSES * RADIX);
+        for (u32 j = threadIdx.x; j < passes * RADIX; j += HIST_BLOCK) {
+            u32 t = 0;
+#pragma unroll
+            for (int q = 0; q < HIST_PARTS; ++q)
+                t += sh[q * MAX_PASSES * RADIX + j];
+            if (t != 0)
+                atomicAdd(&dst[j], t);
+        }
+        __syncthreads();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 2. Plan: digit bases, skipped passes, buffer routes                       */
+/* ------------------------------------------------------------------------ */
+
+/* One block of RADIX threads. */
+static __global__ void __launch_bounds__(RADIX) sort_plan_kernel(plan_args a)
+{
+    __shared__ u64 wsum[RADIX / 32];
+    __shared__ u32 active[MAX_PASSES];
+    const u32 d = threadIdx.x;
+    for (u32 p = 0; p < a.passes; ++p) {
+        u64 tot = 0;
+        for (u32 q = 0; q < a.portions; ++q)
+            tot += a.hist[((u64)q * MAX_PASSES + p) * RADIX + d];
+        /* One digit holding every key: the pass would move nothing. */
+        const int trivial = __syncthreads_or(tot == a.n);
+        u64 run = scan_digits<u64>(tot, wsum);
+        for (u32 q = 0; q < a.portions; ++q) {
+            a.base[((u64)p * a.portions + q) * RADIX + d] = run;
+            run += a.hist[((u64)q * MAX_PASSES + p) * RADIX + d];
+        }
+        if (d == 0)
+            active[p] = trivial ? 0u : 1u;
+    }
+    __syncthreads();
+    if (d != 0)
+        return;
+    u32 m = 0;
+    for (u32 p = 0; p < a.passes; ++p)
+        m += active[p];
+    /* The active passes alternate between the scratch buffer and the
+     * output, ending in the output. In place, an odd count would make the
+     * first pass write the buffer it reads: the input is first copied to
+     * the scratch buffer and the passes start from there. */
+    const bool kpre = a.k_inplace && (m & 1u);
+    const bool vpre = a.has_values && a.v_inplace && (m & 1u);
+    u32 ksrc = kpre ? B_TMP : B_IN;
+    u32 vsrc = a.gen ? B_GEN : vpre ? B_TMP : B_IN;
+    u32 j = 0;
+    for (u32 p = 0; p < MAX_PASSES; ++p) {
+        route r = {0u, 0u, 0u, 0u, 0u, 0u};
+        if (p < a.passes && active[p]) {
+            const u32 dst = ((m - 1u - j) & 1u) ? B_TMP : B_OUT;
+            r.active = 1u;
+            r.seq = j;
+            r.ksrc = ksrc;
+            r.kdst = dst;
+            r.vsrc = vsrc;
+            r.vdst = dst;
+            ksrc = vsrc = dst;
+            ++j;
+        }
+        a.routes[p] = r;
+    }
+    if (m == 0) {
+        a.copy[0] = a.k_inplace ? C_NONE : C_IN_OUT;
+        a.copy[1] = !a.has_values ? C_NONE
+                    : a.gen       ? C_GEN_OUT
+                    : a.v_inplace ? C_NONE
+                                  : C_IN_OUT;
+    } else {
+        a.copy[0] = kpre ? C_IN_TMP : C_NONE;
+        a.copy[1] = vpre ? C_IN_TMP : C_NONE;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 3. The copy the plan may ask for                                          */
+/* ------------------------------------------------------------------------ */
+
+__device__ __forceinline__ void copy_bytes(void *dst, const void *src,
+                                           u64 bytes)
+{
+    const u64 tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 done = 0;
+    if ((((uintptr_t)dst | (uintptr_t)src) & 15u) == 0) {
+        const u64 nv = bytes / 16;
+        const uint4 *s = static_cast<const uint4 *>(src);
+        uint4 *d = static_cast<uint4 *>(dst);
+        for (u64 i = tid; i < nv; i += stride)
+            d[i] = s[i];
+        done = nv * 16;
+    }
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    for (u64 i = done + tid; i < bytes; i += stride)
+        d[i] = s[i];
+}
+
+static __global__ void sort_copy_kernel(copy_args a)
+{
+    const u32 ck = a.copy[0], cv = a.copy[1];
+    if (ck != C_NONE)
+        copy_bytes(ck == C_IN_TMP ? a.ktmp : a.kout, a.kin, a.n * a.ks);
+    if (cv == C_GEN_OUT) {
+        const u64 stride = (u64)gridDim.x * blockDim.x;
+        u64 *out = static_cast<u64 *>(a.vout);
+        for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < a.n;
+             i += stride)
+            out[i] = i;
+    } else if (cv != C_NONE) {
+        copy_bytes(cv == C_IN_TMP ? a.vtmp : a.vout, a.vin, a.n * a.vs);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. One onesweep pass over one portion                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Dynamic shared memory of onesweep_kernel<K, V, VAR>. */
+__host__ __device__ constexpr size_t onesweep_smem(int ks, int v, int block,
+                                                   int items)
+{
+    return (size_t)(block / 32) * RADIX * 4 /* wbins */
+           + RADIX * 8                       /* global bases */
+           + 64                              /* scan sums, tile number */
+           + (size_t)block * items * (size_t)(ks + value_bytes(v));
+}
+
+/* The copy of one portion that a plan with every pass skipped asks for
+ * (fold_copy): keys and values (or positions) from the input to the
+ * output. */
+__device__ __forceinline__ void copy_portion(const os_args &a, u32 ks)
+{
+    const u32 ck = a.copy[0], cv = a.copy[1];
+    if (ck == C_IN_OUT)
+        copy_bytes(static_cast<unsigned char *>(a.kout) + a.first * ks,
+                   static_cast<const unsigned char *>(a.kin) + a.first * ks,
+                   a.count * ks);
+    if (cv == C_GEN_OUT) {
+        const u64 stride = (u64)gridDim.x * blockDim.x;
+        u64 *out = static_cast<u64 *>(a.vout);
+        for (u64 i = a.first + blockIdx.x * (u64)blockDim.x + threadIdx.x;
+             i < a.first + a.count; i += stride)
+            out[i] = i;
+    } else if (cv == C_IN_OUT) {
+        copy_bytes(static_cast<unsigned char *>(a.vout) + a.first * a.vsize,
+                   static_cast<const unsigned char *>(a.vin) +
+                       a.first * a.vsize,
+                   a.count * a.vsize);
+    }
+}
+
+/* Decoupled look-back for digit d = threadIdx.x < RADIX of tile `tile`
+ * (> 0): the keys of digit d in the portion's earlier tiles. LBW
+ * predecessors' descriptors are loaded together per step, so a walk over
+ * many tiles that published only their own counts waits for one load
+ * latency per LBW tiles, not per tile; the step ends at the first
+ * descriptor not yet written (the next step starts there) or at an
+ * inclusive one. */
+template <int LBW>
+__device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
+{
+    const u32 d = threadIdx.x;
+    u64 excl = 0;
+    u32 t = tile - 1u; /* the nearest predecessor not yet added */
+    for (;;) {
+        u32 v[LBW];
+#pragma unroll
+        for (int k = 0; k < LBW; ++k)
+            v[k] = t >= (u32)k ? ld_relaxed(desc + (u64)(t - (u32)k) * RADIX + d)
+                               : ST_INC; /* never reached: tile 0 is INC */
+        bool stop = false, done = false;
+        u32 used = 0;
+#pragma unroll
+        for (int k = 0; k < LBW; ++k) {
+            if (!stop) {
+                const u32 st = v[k] & ~COUNT_MASK;
+                if (st == 0u) {
+                    stop = true;
+                } else {
+                    excl += v[k] & COUNT_MASK;
+                    ++used;
+                    if (st == ST_INC)
+                        stop = done = true;
+                }
+            }
+        }
+        if (done)
+            return excl;
+        t -= used;
+    }
+}
+
+template <class K, int V, int VAR>
+__global__ void
+__launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
+                  onesweep_policy((int)sizeof(K), V, VAR).min_blocks)
+    onesweep_kernel(os_args a)
+{
+    constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
+    constexpr int BLOCK = P.block, ITEMS = P.items;
+    constexpr int NW = BLOCK / 32;
+    constexpr u32 TILE = (u32)BLOCK * ITEMS;
+    static_assert(BLOCK % 32 == 0 && BLOCK >= (int)RADIX, "block shape");
+    extern __shared__ __align__(16) unsigned char smem[];
+    u32 *wbins = reinterpret_cast<u32 *>(smem);
+    u64 *gbase = reinterpret_cast<u64 *>(wbins + NW * RADIX);
+    u32 *wsum = reinterpret_cast<u32 *>(gbase + RADIX);
+    u32 *s_tile = wsum + RADIX / 32;
+    unsigned char *exch = reinterpret_cast<unsigned char *>(wsum + 16);
+
+    const route r = a.routes[a.pass];
+    if (!r.active) {
+        if (a.fold_copy && a.pass + 1u == a.ko.passes)
+            copy_portion(a, (u32)sizeof(K));
+        return;
+    }
+    const u32 seq = r.seq * a.portions + a.portion;
+    u32 *desc = a.desc[seq & 1u];
+    u32 *dnext = a.desc[(seq + 1u) & 1u];
+    u32 *counter = a.counter[seq & 1u];
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *a.counter[(seq + 1u) & 1u] = 0u; /* the next launch's */
+
+    /* Selects, not an indexed array: that would live in local memory. */
+    auto kbuf = [&](u32 b) {
+        return b == B_IN ? a.kin : b == B_TMP ? (const void *)a.ktmp
+                                              : (const void *)a.kout;
+    };
+    auto vbuf = [&](u32 b) {
+        return b == B_IN ? a.vin : b == B_TMP ? (const void *)a.vtmp
+                                              : (const void *)a.vout;
+    };
+    const K *ksrc = static_cast<const K *>(kbuf(r.ksrc)) + a.first;
+    K *kdst = const_cast<K *>(static_cast<const K *>(kbuf(r.kdst))) + a.first;
+    const bool gen = r.vsrc == B_GEN;
+    const void *vsrc = gen ? nullptr : vbuf(r.vsrc);
+    void *vdst = V == V_NONE ? nullptr : const_cast<void *>(vbuf(r.vdst));
+    const u64 *base = a.base + ((u64)a.pass * a.portions + a.portion) * RADIX;
+    const digit_fn dg(a.ko, a.pass);
+
+    const u32 tid = threadIdx.x, lane = tid & 31u, w = tid >> 5;
+    K *xk = reinterpret_cast<K *>(exch);
+    for (;;) {
+        if (tid == 0)
+            *s_tile = atomicAdd(counter, 1u);
+        for (u32 j = tid; j < (u32)NW * RADIX; j += BLOCK)
+            wbins[j] = 0;
+        __syncthreads();
+        const u32 tile = *s_tile;
+        if (tile >= a.num_tiles)
+            break;
+        const u64 t0 = (u64)tile * TILE;
+        const u32 valid =
+            a.count - t0 < (u64)TILE ? (u32)(a.count - t0) : TILE;
+        /* Warp-striped: warp w holds positions [w, w + 1) * 32 * ITEMS,
+         * item i of lane l is position w * 32 * ITEMS + i * 32 + l. */
+        const u32 wpos = (u32)w * 32u * ITEMS + lane;
+        K key[ITEMS];
+        u32 rk[ITEMS];
+        {
+            u32 dig[ITEMS];
+            if (valid == TILE) {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    key[i] = ksrc[t0 + wpos + (u32)i * 32u];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    dig[i] = dg(key[i]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const u32 p = wpos + (u32)i * 32u;
+                    key[i] = p < valid ? ksrc[t0 + p] : (K)0;
+                    dig[i] = p < valid ? dg(key[i]) : RADIX;
+                }
+            }
+            warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
+        }
+        __syncthreads();
+        u32 cnt = 0;
+        if (tid < RADIX) {
+#pragma unroll
+            for (int k = 0; k < NW; ++k)
+                cnt += wbins[k * RADIX + tid];
+            /* Publish early: later tiles wait on this, not on our
+             * look-back. */
+            st_relaxed(desc + (u64)tile * RADIX + tid,
+                       (tile == 0 ? ST_INC : ST_AGG) | cnt);
+        }
+        const u32 ex = scan_digits<u32>(cnt, wsum);
+        /* wbins[w][d] becomes the tile slot of warp w's first key of
+         * digit d, so that placing a key takes one shared read. */
+        if (tid < RADIX) {
+            u32 run = ex;
+#pragma unroll
+            for (int k = 0; k < NW; ++k) {
+                const u32 c = wbins[k * RADIX + tid];
+                wbins[k * RADIX + tid] = run;
+                run += c;
+            }
+        }
+        __syncthreads();
+        /* Digits are recomputed rather than kept: registers are what
+         * limits the blocks per multiprocessor here. */
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            if (wpos + (u32)i * 32u < valid) {
+                const u32 d = dg(key[i]);
+                const u32 pos = wbins[w * RADIX + d] + rk[i];
+                xk[pos] = key[i];
+                rk[i] = pos;
+            }
+        }
+        /* Values straight to their tile slots, in their own part of the
+         * exchange buffer, so no value waits in registers for the
+         * look-back. */
+        typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
+        if constexpr (V == V_4 || V == V_8) {
+            const VW *vs = static_cast<const VW *>(vsrc) + a.first;
+            VW *xv = reinterpret_cast<VW *>(exch + (size_t)TILE * sizeof(K));
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const u32 p = wpos + (u32)i * 32u;
+                if (p < valid)
+                    xv[rk[i]] = gen ? (VW)(a.first + t0 + p) : vs[t0 + p];
+            }
+        } else if constexpr (V == V_BYTES) {
+            const unsigned char *vs =
+                static_cast<const unsigned char *>(vsrc) + a.first * a.vsize;
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const u32 p = wpos + (u32)i * 32u;
+                if (p < valid)
+                    copy_value(exch + (size_t)TILE * sizeof(K), rk[i], vs,
+                               t0 + p, a.vsize, a.vword);
+            }
+        }
+        if (tid < RADIX) {
+            u64 excl = 0;
+            if (tile > 0) {
+                excl = look_back<P.lbw>(desc, tile);
+                st_relaxed(desc + (u64)tile * RADIX + tid,
+                           ST_INC | (u32)(excl + cnt));
+            }
+            /* Position of tile-local slot j of digit d: gbase[d] + j
+             * (mod 2^64). */
+            gbase[tid] = base[tid] + excl - ex;
+            dnext[(u64)tile * RADIX + tid] = 0u;
+        }
+        __syncthreads();
+        /* Keys and values from the locally sorted tile: runs of one digit
+         * land in consecutive addresses. */
+        K *kd = kdst;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const u32 j = (u32)i * BLOCK + tid;
+            if (j < valid) {
+                const K k = xk[j];
+                const u64 at = gbase[dg(k)] + j;
+                kd[at] = k;
+                if constexpr (V == V_4 || V == V_8) {
+                    const VW *xv = reinterpret_cast<const VW *>(
+                        exch + (size_t)TILE * sizeof(K));
+                    static_cast<VW *>(vdst)[a.first + at] = xv[j];
+                } else if constexpr (V == V_BYTES) {
+                    copy_value(static_cast<unsigned char *>(vdst) +
+                                   a.first * a.vsize,
+                               at, exch + (size_t)TILE * sizeof(K), j,
+                               a.vsize, a.vword);
+                }
+            }
+        }
+        __syncthreads(); /* shared memory is reused by the next tile */
+    }
+    /* Descriptor rows the next launch may use beyond our tiles. */
+    const u64 stride = (u64)gridDim.x * BLOCK;
+    for (u64 x = (u64)a.num_tiles * RADIX + blockIdx.x * (u64)BLOCK + tid;
+         x < (u64)a.max_tiles * RADIX; x += stride)
+        dnext[x] = 0u;
+}
+
+#endif /* __CUDACC__ */
+
+} /* namespace parsum_sk */
+
+#endif

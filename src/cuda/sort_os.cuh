@@ -1,0 +1,128 @@
+/*
+ * sort_os.cuh - the host side of the onesweep passes, shared by sort.cu
+ * (variant 0, every key and value layout) and sort_var<N>.cu (variant N
+ * of os_variant_of, for the layouts of os_variant_built). Each variant
+ * lives in its own file so that they compile in parallel.
+ */
+#ifndef PARSUM_CUDA_SORT_OS_CUH
+#define PARSUM_CUDA_SORT_OS_CUH
+
+#include "sort_host.h"
+
+#include <atomic>
+
+namespace parsum_sortos {
+
+using namespace parsum_sk;
+
+/* The sizes of the onesweep path's scratch for one job and variant. */
+struct os_layout {
+    u64 tile;
+    u64 tiles_per_portion;
+    u32 portions;
+    u32 max_tiles;
+    size_t zeroed; /* hist + counters + descriptors 0, memset per call */
+    size_t desc;   /* one descriptor array */
+    size_t bytes;  /* everything */
+};
+
+/* Occupancy of a kernel, asked once per device and kept: the query costs
+ * host time on every call otherwise. Dynamic shared memory above the
+ * default limit is granted on the same miss. */
+struct occupancy_cache {
+    std::atomic<long long> v{-1}; /* device << 32 | blocks per SM */
+};
+
+inline parsum_status occupancy(parsum_context *ctx, occupancy_cache &c,
+                               const void *kernel, int block, size_t smem,
+                               int *per_sm)
+{
+    const int dev = parsum__cuda_st(ctx)->device;
+    const long long v = c.v.load(std::memory_order_relaxed);
+    if (v >= 0 && (int)(v >> 32) == dev) {
+        *per_sm = (int)(v & 0xFFFFFFFFll);
+        return PARSUM_OK;
+    }
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+    int n = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &n, kernel, block, smem));
+    if (n < 1)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: a sort kernel of %d threads and %zu bytes "
+                            "of shared memory cannot run on device %d",
+                            parsum__cuda_st(ctx)->api, block, smem, dev);
+    c.v.store((long long)dev << 32 | n, std::memory_order_relaxed);
+    *per_sm = n;
+    return PARSUM_OK;
+}
+
+/* Every pass and portion of one sort, launched with variant VAR. */
+template <class K, int V, int VAR>
+parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
+                       u64 n)
+{
+    constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
+    constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items);
+    const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR>);
+    static occupancy_cache cache;
+    int per_sm = 0;
+    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
+    if (s != PARSUM_OK)
+        return s;
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 resident = (u64)per_sm * (u64)st->sm_count;
+    const u64 portion_keys = L.tiles_per_portion * L.tile;
+    for (u32 p = 0; p < a.ko.passes; ++p) {
+        for (u32 q = 0; q < L.portions; ++q) {
+            a.pass = p;
+            a.portion = q;
+            a.first = (u64)q * portion_keys;
+            a.count = n - a.first < portion_keys ? n - a.first : portion_keys;
+            a.num_tiles = (u32)((a.count + L.tile - 1) / L.tile);
+            const unsigned grid =
+                (unsigned)(a.num_tiles < resident ? a.num_tiles : resident);
+            onesweep_kernel<K, V, VAR><<<grid, P.block, smem, st->stream>>>(a);
+            PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        }
+    }
+    return PARSUM_OK;
+}
+
+/* Variant VAR's passes for a layout that os_variant_built(VAR, ..)
+ * accepts. */
+template <int VAR>
+parsum_status os_passes_var(parsum_context *ctx, int ks, int vmode,
+                            const os_args &a, const os_layout &L, u64 n)
+{
+    if (ks == 4 && vmode == V_NONE)
+        return passes_t<u32, V_NONE, VAR>(ctx, a, L, n);
+    if (ks == 4 && vmode == V_4)
+        return passes_t<u32, V_4, VAR>(ctx, a, L, n);
+    if (ks == 8 && vmode == V_NONE)
+        return passes_t<u64, V_NONE, VAR>(ctx, a, L, n);
+    return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                        "%s: onesweep variant %d is not built for %d-byte "
+                        "keys with value mode %d",
+                        parsum__cuda_st(ctx)->api, VAR, ks, vmode);
+}
+
+/* Defined in sort_var<N>.cu. */
+extern template parsum_status os_passes_var<1>(parsum_context *, int, int,
+                                               const os_args &,
+                                               const os_layout &, u64);
+extern template parsum_status os_passes_var<2>(parsum_context *, int, int,
+                                               const os_args &,
+                                               const os_layout &, u64);
+extern template parsum_status os_passes_var<3>(parsum_context *, int, int,
+                                               const os_args &,
+                                               const os_layout &, u64);
+extern template parsum_status os_passes_var<4>(parsum_context *, int, int,
+                                               const os_args &,
+                                               const os_layout &, u64);
+
+} /* namespace parsum_sortos */
+
+#endif
