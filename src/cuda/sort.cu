@@ -157,6 +157,7 @@ parsum_status passes_var(parsum_context *ctx, int var, int ks, int vmode,
     case 2: return os_passes_var<2>(ctx, ks, vmode, a, L, n);
     case 3: return os_passes_var<3>(ctx, ks, vmode, a, L, n);
     case 4: return os_passes_var<4>(ctx, ks, vmode, a, L, n);
+    case 5: return os_passes_var<5>(ctx, ks, vmode, a, L, n);
     default: break;
     }
     switch (ks) {
