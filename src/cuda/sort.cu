@@ -51,17 +51,12 @@ int forced_variant()
     return v;
 }
 
-/* Below this many keys the default tile (8064 keys of 4 bytes) leaves
- * many of the about 2 x 132 resident blocks without a tile: a smaller
- * tile spreads the work. */
-constexpr u64 SMALL_TILE_BELOW = (u64)1 << 22;
-
 int variant_for(const parsum__cuda_sort_job &j, int vmode)
 {
     const int ks = (int)key_bytes(j);
     int var = forced_variant();
     if (var < 0)
-        var = j.n < SMALL_TILE_BELOW ? 4 : 0;
+        var = 5; /* measured fastest at 2^20 and 2^28 keys (NOTES 11) */
     return os_variant_built(var, ks, vmode) ? var : 0;
 }
 
