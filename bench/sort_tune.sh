@@ -6,7 +6,7 @@
 # cases) and checked (`parsum_sort_check --quick`). "default" is the
 # shipped choice (variant 0, or 4 below 2^22 keys). Usage:
 #   bench/sort_tune.sh [BUILD_DIR]        (default: build)
-# Environment: VARIANTS="default 0 1 2 3 4" to pick, NS="2^28 2^24".
+# Environment: VARIANTS="default 0 1 2 3 4 5" to pick, NS="2^28 2^24".
 # Prints one row per variant, case and n: parsum ms, CUB ms, x = CUB time /
 # parsum time; then the check's summary per variant.
 set -uo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 CLI=$BUILD/tools/parsum/parsum
 CHECK=$BUILD/bench/parsum_sort_check
-VARIANTS=${VARIANTS:-default 0 1 2 3 4}
+VARIANTS=${VARIANTS:-default 0 1 2 3 4 5}
 NS=${NS:-2^28 2^24}
 for f in "$CLI" "$CHECK"; do
     [ -x "$f" ] || { echo "missing $f (build parsum_cli parsum_sort_check)"; exit 1; }

@@ -51,17 +51,12 @@ int forced_variant()
     return v;
 }
 
-/* Below this many keys the default tile (8064 keys of 4 bytes) leaves
- * many of the about 2 x 132 resident blocks without a tile: a smaller
- * tile spreads the work. */
-constexpr u64 SMALL_TILE_BELOW = (u64)1 << 22;
-
 int variant_for(const parsum__cuda_sort_job &j, int vmode)
 {
     const int ks = (int)key_bytes(j);
     int var = forced_variant();
     if (var < 0)
-        var = j.n < SMALL_TILE_BELOW ? 4 : 0;
+        var = 5; /* measured fastest at 2^20 and 2^28 keys (NOTES 11) */
     return os_variant_built(var, ks, vmode) ? var : 0;
 }
 
@@ -157,6 +152,7 @@ parsum_status passes_var(parsum_context *ctx, int var, int ks, int vmode,
     case 2: return os_passes_var<2>(ctx, ks, vmode, a, L, n);
     case 3: return os_passes_var<3>(ctx, ks, vmode, a, L, n);
     case 4: return os_passes_var<4>(ctx, ks, vmode, a, L, n);
+    case 5: return os_passes_var<5>(ctx, ks, vmode, a, L, n);
     default: break;
     }
     switch (ks) {

@@ -52,6 +52,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <type_traits>
+
 namespace parsum_sk {
 
 typedef unsigned int u32;
@@ -105,7 +107,8 @@ struct tile_policy {
  *   match: 0 finds the lanes sharing a digit with match.any, whose cost
  *          grows with the number of distinct values in the warp (about 30
  *          of 32 for random 8-bit digits); 1 with one ballot per digit
- *          bit, a fixed cost.
+ *          bit, a fixed cost; 2 with a shared-memory OR of lane bits
+ *          per digit (warp_rank_or), fewer instructions than 1.
  *   lbw:   look-back window: predecessors' descriptors read per step.
  * Variant 0 is compiled for every key and value layout; the others only
  * for the layouts that the benchmarks time (os_variant_built). */
@@ -116,15 +119,17 @@ struct os_variant {
     int block, min_blocks, match, lbw;
     int items4, items8, items16, items24; /* by key + value bytes */
 };
-constexpr int OS_VARIANTS = 5;
+constexpr int OS_VARIANTS = 6;
 __host__ __device__ constexpr os_variant os_variant_of(int var)
 {
     /* 0: CUB's sm90 tile (384 x 21 for 4-byte keys), ballot matching.
      * 1: the same ranked with match.any (what ballots save).
      * 2: 512 x 15, two blocks (64 registers): more warps to hide latency.
      * 3: 256 x 12, four blocks: small tiles, for n of a few million.
-     * 4: 384 x 10, two blocks: half tiles, same occupancy as 0. */
-    return var == 1   ? os_variant{384, 2, 0, 4, 21, 17, 12, 9}
+     * 4: 384 x 10, two blocks: half tiles, same occupancy as 0.
+     * 5: 0's tile ranked by shared-memory OR masks (match 2). */
+    return var == 5   ? os_variant{384, 2, 2, 4, 21, 17, 12, 9}
+           : var == 1   ? os_variant{384, 2, 0, 4, 21, 17, 12, 9}
            : var == 2 ? os_variant{512, 2, 1, 4, 15, 11, 8, 6}
            : var == 3 ? os_variant{256, 4, 1, 4, 12, 9, 6, 5}
            : var == 4 ? os_variant{384, 2, 1, 4, 10, 8, 6, 5}
@@ -280,9 +285,18 @@ __device__ __forceinline__ K ord_of(K b, u32 kc)
     }
 }
 
-/* One pass's digit parameters. */
+/* One pass's digit parameters. For 4- and 8-byte keys the three orders
+ * are one branch-free formula with per-call masks (the key class is a
+ * run-time value, and selecting among three transforms costs every key
+ * about twice the instructions, three times per pass):
+ *   NaN (floats only; nan_above is all-ones otherwise): sign dropped,
+ *   ord = b ^ ((sign ? fmask : 0) | smask), digit from ord ^ fa,
+ * where fmask = ~smask-bit for floats, smask = the sign bit for signed
+ * and float keys, fa = all-ones when descending (flipping every bit
+ * before the shift flips exactly the digit's bits). */
 struct digit_fn {
     u32 kc, shift, mask, flip;
+    u64 fmask, smask, fa, nan_above;
     __device__ __forceinline__ digit_fn(const key_order &ko, u32 pass)
     {
         kc = ko.kc;
@@ -292,11 +306,31 @@ struct digit_fn {
             bits = RADIX_BITS;
         mask = (1u << bits) - 1u;
         flip = ko.descending ? mask : 0u;
+        const bool fl = kc == KC_FLOAT;
+        fmask = fl ? ~0ull : 0ull;
+        smask = kc == KC_UNSIGNED ? 0ull : ~0ull;
+        fa = ko.descending ? ~0ull : 0ull;
+        nan_above = fl ? 0ull : ~0ull; /* width-dependent part below */
     }
     template <class K>
     __device__ __forceinline__ u32 operator()(K b) const
     {
-        return ((u32)(ord_of(b, kc) >> shift) & mask) ^ flip;
+        if constexpr (sizeof(K) >= 4) {
+            constexpr K SIGN = (K)1 << (sizeof(K) * 8 - 1);
+            constexpr K INF = sizeof(K) == 4 ? (K)0x7F800000u
+                                             : (K)0x7FF0000000000000ull;
+            const K lim = (K)nan_above | INF;
+            const K mag = b & ~SIGN;
+            if (mag > lim)
+                b = mag;
+            const K neg = (K)((typename std::make_signed<K>::type)b >>
+                              (sizeof(K) * 8 - 1));
+            const K o = b ^ ((neg & (K)fmask & ~SIGN) | ((K)smask & SIGN)) ^
+                        (K)fa;
+            return (u32)(o >> shift) & mask;
+        } else {
+            return ((u32)(ord_of(b, kc) >> shift) & mask) ^ flip;
+        }
     }
 };
 
@@ -383,6 +417,45 @@ __device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
         old = __shfl_sync(FULL, old, leader);
         rank[i] = old + (u32)__popc(peers & lt);
         /* The next item's leader may be another lane. */
+        __syncwarp();
+    }
+}
+
+/* warp_rank's MATCH 2 (os_variant_of): the lanes sharing a digit are
+ * found by each lane OR-ing its bit into the digit's mask word in shared
+ * memory and reading the word back, about 6 instructions per item where
+ * the ballots take about 40 (the onesweep pass is bound by integer issue,
+ * not by shared memory). ent: the warp's RADIX entries of two words,
+ * mask (0 on entry and on return) then count (zeroed; left holding the
+ * warp's digit counts). The counts are the warp's own, and only the
+ * lowest lane of a group writes its digit's entry, so plain loads and
+ * stores do (no atomic for the count). rank[i] is returned with the digit
+ * in bits 16 and up (a warp ranks fewer than 2^16 keys), so that the
+ * tile scatter need not recompute it. */
+template <int ITEMS>
+__device__ __forceinline__ void warp_rank_or(const u32 (&dig)[ITEMS],
+                                             u32 *ent, u32 (&rank)[ITEMS])
+{
+    const u32 lane = threadIdx.x & 31u;
+    const u32 bit = 1u << lane;
+    const u32 lt = bit - 1u;
+    uint2 *e2 = reinterpret_cast<uint2 *>(ent);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const u32 d = dig[i];
+        const bool ok = d < RADIX;
+        if (ok)
+            atomicOr(&ent[2u * d], bit);
+        __syncwarp();
+        uint2 e = make_uint2(bit, 0u);
+        if (ok)
+            e = e2[d];
+        __syncwarp();
+        const u32 below = e.x & lt;
+        if (ok && below == 0u)
+            e2[d] = make_uint2(0u, e.y + (u32)__popc(e.x));
+        rank[i] = (d << 16) + e.y + (u32)__popc(below);
+        /* The next item may OR into the entry just cleared. */
         __syncwarp();
     }
 }
@@ -664,9 +737,9 @@ static __global__ void sort_copy_kernel(copy_args a)
 
 /* Dynamic shared memory of onesweep_kernel<K, V, VAR>. */
 __host__ __device__ constexpr size_t onesweep_smem(int ks, int v, int block,
-                                                   int items)
+                                                   int items, int match)
 {
-    return (size_t)(block / 32) * RADIX * 4 /* wbins */
+    return (size_t)(block / 32) * RADIX * (match == 2 ? 8 : 4) /* wbins */
            + RADIX * 8                       /* global bases */
            + 64                              /* scan sums, tile number */
            + (size_t)block * items * (size_t)(ks + value_bytes(v));
@@ -748,9 +821,13 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
     constexpr int NW = BLOCK / 32;
     constexpr u32 TILE = (u32)BLOCK * ITEMS;
     static_assert(BLOCK % 32 == 0 && BLOCK >= (int)RADIX, "block shape");
+    /* Match 2 keeps a mask word beside every counter: counter (w, d) is
+     * word WS * (w * RADIX + d) + WC. */
+    constexpr u32 WS = P.match == 2 ? 2u : 1u, WC = WS - 1u;
+    static_assert(P.match != 2 || ITEMS * 32 < (1 << 16), "rank packing");
     extern __shared__ __align__(16) unsigned char smem[];
     u32 *wbins = reinterpret_cast<u32 *>(smem);
-    u64 *gbase = reinterpret_cast<u64 *>(wbins + NW * RADIX);
+    u64 *gbase = reinterpret_cast<u64 *>(wbins + WS * NW * RADIX);
     u32 *wsum = reinterpret_cast<u32 *>(gbase + RADIX);
     u32 *s_tile = wsum + RADIX / 32;
     unsigned char *exch = reinterpret_cast<unsigned char *>(wsum + 16);
@@ -790,7 +867,7 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
     for (;;) {
         if (tid == 0)
             *s_tile = atomicAdd(counter, 1u);
-        for (u32 j = tid; j < (u32)NW * RADIX; j += BLOCK)
+        for (u32 j = tid; j < WS * NW * RADIX; j += BLOCK)
             wbins[j] = 0;
         __syncthreads();
         const u32 tile = *s_tile;
@@ -821,14 +898,17 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                     dig[i] = p < valid ? dg(key[i]) : RADIX;
                 }
             }
-            warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
+            if constexpr (P.match == 2)
+                warp_rank_or<ITEMS>(dig, wbins + WS * w * RADIX, rk);
+            else
+                warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
         }
         __syncthreads();
         u32 cnt = 0;
         if (tid < RADIX) {
 #pragma unroll
             for (int k = 0; k < NW; ++k)
-                cnt += wbins[k * RADIX + tid];
+                cnt += wbins[WS * (k * RADIX + tid) + WC];
             /* Publish early: later tiles wait on this, not on our
              * look-back. */
             st_relaxed(desc + (u64)tile * RADIX + tid,
@@ -841,19 +921,21 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
             u32 run = ex;
 #pragma unroll
             for (int k = 0; k < NW; ++k) {
-                const u32 c = wbins[k * RADIX + tid];
-                wbins[k * RADIX + tid] = run;
+                const u32 c = wbins[WS * (k * RADIX + tid) + WC];
+                wbins[WS * (k * RADIX + tid) + WC] = run;
                 run += c;
             }
         }
         __syncthreads();
-        /* Digits are recomputed rather than kept: registers are what
-         * limits the blocks per multiprocessor here. */
+        /* Digits are recomputed rather than kept (registers are what
+         * limits the blocks per multiprocessor here), except where match 2
+         * packed them into the ranks for free. */
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             if (wpos + (u32)i * 32u < valid) {
-                const u32 d = dg(key[i]);
-                const u32 pos = wbins[w * RADIX + d] + rk[i];
+                const u32 d = P.match == 2 ? rk[i] >> 16 : dg(key[i]);
+                const u32 r = P.match == 2 ? rk[i] & 0xFFFFu : rk[i];
+                const u32 pos = wbins[WS * (w * RADIX + d) + WC] + r;
                 xk[pos] = key[i];
                 rk[i] = pos;
             }

@@ -65,7 +65,8 @@ parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
                        u64 n)
 {
     constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
-    constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items);
+    constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items,
+                                          P.match);
     const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR>);
     static occupancy_cache cache;
     int per_sm = 0;
@@ -120,6 +121,9 @@ extern template parsum_status os_passes_var<3>(parsum_context *, int, int,
                                                const os_args &,
                                                const os_layout &, u64);
 extern template parsum_status os_passes_var<4>(parsum_context *, int, int,
+                                               const os_args &,
+                                               const os_layout &, u64);
+extern template parsum_status os_passes_var<5>(parsum_context *, int, int,
                                                const os_args &,
                                                const os_layout &, u64);
 
