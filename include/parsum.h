@@ -490,16 +490,19 @@ PARSUM_API parsum_status parsum_flags_to_offsets(parsum_context *ctx,
  * for a NULL ctx, selector, count or required array (arrays may be NULL
  * when n == 0); PARSUM_ERR_INVALID_ARGUMENT for an element size of 0 or
  * above PARSUM_CUSTOM_MAX_ELEM_SIZE, an unknown selector kind or
- * predicate, overlapping buffers; PARSUM_ERR_UNSUPPORTED for a custom
- * predicate on a CUDA context; PARSUM_ERR_INVALID_DTYPE for an unknown dtype; PARSUM_ERR_OVERFLOW when
- * n times an element size, or a bit_offset, passes the end of size_t or
- * of the address space.
+ * predicate, overlapping buffers; PARSUM_ERR_INVALID_DTYPE for an unknown
+ * dtype; PARSUM_ERR_OVERFLOW when n times an element size, or a
+ * bit_offset, passes the end of size_t or of the address space; for a
+ * custom predicate on a CUDA context, see parsum_custom_pred.
  *
  * Complexity: O(n) work. Select, select_indices, unique and the run-length
  * encodings read their input once; a partition reads the selector's input
  * (flags, or the keys for a predicate) twice: once to count the selected
  * elements (the rejected ones are written after all selected ones, in
- * input order, so their place depends on the total) and once to move them. */
+ * input order, so their place depends on the total) and once to move them.
+ * A custom predicate on a CUDA context adds one pass that reads the keys
+ * and writes n / 8 bytes of selection bits, which then serve as a
+ * PARSUM_SELECT_BITS selector (see parsum_custom_pred). */
 
 /* What selects an element (parsum_selector.kind). */
 typedef enum parsum_select_kind {
@@ -552,14 +555,27 @@ typedef union parsum_scalar {
  * is called from several threads at once. x points to the key in the
  * input array (aligned as the array is); pred must give the same answer
  * for the same key every time (a partition asks twice).
- * Custom predicates run on the CPU backend only for now: a CUDA context
- * returns PARSUM_ERR_UNSUPPORTED for them (after checking that the CUDA
- * fields below are set). The fields are the predicate's CUDA source, in
- * the form custom operators use (parsum_custom_op), for the GPU version:
- *   cuda_type       definition of the key type ("" for a built-in type)
+ * A CUDA context uses the predicate's CUDA source instead, in the form
+ * custom operators use (parsum_custom_op); pred and user are then not
+ * needed:
+ *   cuda_type       definition of the key type ("" or NULL for a built-in
+ *                   type); functions defined here need no __device__
  *   cuda_type_name  its name T (sizeof(T) must equal the key size)
  *   cuda_pred       body of "bool pred(const T &x)", e.g.
- *                   "return x.z > 0.0f;" */
+ *                   "return x.z > 0.0f;"
+ * It is compiled by NVRTC for the device at its first use in the context
+ * (with n == 0 too) and kept there, the 32 most recently used predicates
+ * (per source text and key size); later calls do not compile. The compiled
+ * kernel evaluates the predicate once per key into packed selection bits
+ * in scratch memory, and the call then proceeds as with PARSUM_SELECT_BITS:
+ * one extra read of the keys and n / 8 bytes written (and read back by the
+ * selection, twice by a partition; two arrays for a partition3 with two
+ * custom selectors). Keys may have any size the call allows.
+ * Errors on a CUDA context: cuda_pred or cuda_type_name NULL, sizeof(T)
+ * other than the key size (the message names cuda_type_name), keys not
+ * aligned to alignof(T) (PARSUM_ERR_INVALID_ARGUMENT); source that does
+ * not compile (PARSUM_ERR_COMPILE; parsum_last_error holds NVRTC's log,
+ * which names "cuda_type" or "cuda_pred" and the line in that text). */
 typedef int (*parsum_pred_fn)(const void *x, void *user);
 
 typedef struct parsum_custom_pred {
@@ -593,8 +609,9 @@ typedef struct parsum_selector {
  * predicate dtype whose size is not elem_size, BIT_SET/CLEAR bit out of
  * range (PARSUM_ERR_INVALID_ARGUMENT), a flag array NULL with n > 0,
  * sel->custom NULL, custom->pred NULL (CPU) or its cuda_pred or
- * cuda_type_name NULL (CUDA: PARSUM_ERR_INVALID_ARGUMENT), overlapping
- * buffers. */
+ * cuda_type_name NULL (CUDA: PARSUM_ERR_INVALID_ARGUMENT; the other CUDA
+ * errors of a custom predicate are listed at parsum_custom_pred),
+ * overlapping buffers. */
 PARSUM_API parsum_status parsum_select(parsum_context *ctx, const void *in,
                                        void *out, size_t n, size_t elem_size,
                                        const parsum_selector *sel,

@@ -15,11 +15,14 @@
  *   predicates every dtype with every built-in predicate, constants drawn
  *              from the data (floats with NaN, -0.0, +-inf among them)
  *   sizes      element and value sizes 1 .. 1024 bytes (3, 12, 24 ...)
- *   custom     a custom predicate on 12-byte points (the CPU callback, and
- *              its CUDA source for the same test on a GPU)
- *   partition3, split_by_bit (every dtype, low / middle / top bit, with
- *              and without values), counts in context memory, and the
- *              same output for 1, 2 and 3 threads.
+ *   custom     custom predicates on 12-byte points, bytes and 1024-byte
+ *              keys (the CPU callback, and its CUDA source compiled at
+ *              run time on a GPU), and more distinct predicates than a
+ *              CUDA context keeps compiled
+ *   partition3 (flags, built-in and custom predicates as either selector
+ *              or both), split_by_bit (every dtype, low / middle / top
+ *              bit, with and without values), counts in context memory,
+ *              and the same output for 1, 2 and 3 threads.
  * Outputs are poisoned first: select must leave everything past the k
  * selected elements untouched; a partition writes all n.
  */
@@ -559,7 +562,10 @@ static void test_elem_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* ---- custom predicate ---------------------------------------------------- */
+/* ---- custom predicates ------------------------------------------------- */
+
+/* Each predicate twice: the C callback (CPU context, and the reference)
+ * and its CUDA source (CUDA context, compiled at first use). */
 
 typedef struct point3 {
     float x, y, z;
@@ -578,40 +584,143 @@ static const parsum_custom_pred above_pred = {
     above, &plane, "struct P { float x, y, z; };", "P",
     "return x.z > 0.25f;"};
 
+/* 1-byte keys, a helper function in cuda_type. */
+static int low_bits(const void *x, void *user)
+{
+    (void)user;
+    return (*(const unsigned char *)x & 3u) == 1u;
+}
+static const parsum_custom_pred low_bits_pred = {
+    low_bits, NULL,
+    "inline bool low_is_one(unsigned char c) { return (c & 3u) == 1u; }",
+    "unsigned char", "return low_is_one(x);"};
+
+/* 1024-byte keys (the largest elements), one byte deep inside looked at. */
+static int deep_byte(const void *x, void *user)
+{
+    (void)user;
+    return (((const unsigned char *)x)[1000] & 1u) != 0;
+}
+static const parsum_custom_pred deep_byte_pred = {
+    deep_byte, NULL, "struct Big { unsigned char b[1024]; };", "Big",
+    "return (x.b[1000] & 1u) != 0;"};
+
+/* i32 keys, for partition3. */
+static int negative(const void *x, void *user)
+{
+    (void)user;
+    int32_t v;
+    memcpy(&v, x, 4);
+    return v < 0;
+}
+static const parsum_custom_pred negative_pred = {negative, NULL, "", "int",
+                                                 "return x < 0;"};
+static int mult3(const void *x, void *user)
+{
+    (void)user;
+    int32_t v;
+    memcpy(&v, x, 4);
+    return v % 3 == 0;
+}
+static const parsum_custom_pred mult3_pred = {mult3, NULL, "", "int",
+                                              "return x % 3 == 0;"};
+
+static void selc_custom(selc *s, const parsum_custom_pred *cp,
+                        const char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->host.kind = s->dev.kind = PARSUM_SELECT_CUSTOM;
+    s->host.custom = s->dev.custom = cp;
+    snprintf(s->name, sizeof s->name, "custom %s", name);
+}
+
 static void test_custom(void **state)
 {
     (void)state;
-    /* CPU only (parsum.h): a CUDA context refuses custom predicates; that
-     * refusal is checked by test_select_errors. */
-    if (tu_backend == PARSUM_BACKEND_CUDA)
-        skip();
+    static const struct {
+        const parsum_custom_pred *cp;
+        size_t ks, max_n;
+        const char *name;
+    } preds[] = {
+        {&above_pred, sizeof(point3), 50021, "z > 0.25 on 12-byte points"},
+        {&low_bits_pred, 1, 50021, "(x & 3) == 1 on bytes"},
+        {&deep_byte_pred, 1024, 3000, "byte 1000 odd on 1024-byte keys"},
+    };
     static const size_t sizes[] = {0, 1, 64, 1000, 50021};
     size_t failures = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        size_t n = sizes[si];
-        tu_rng r = tu_rng_for(0xc057, n, 0, 0);
-        data d;
-        data_random(&d, &r, n, sizeof(point3), 8);
-        for (size_t i = 0; i < n; i++) {
-            point3 p = {(float)tu_uniform(&r), (float)tu_uniform(&r),
-                        (float)tu_uniform(&r) - 0.25f};
-            memcpy(d.keys + i * sizeof p, &p, sizeof p);
+    for (size_t pi = 0; pi < sizeof preds / sizeof *preds; pi++) {
+        size_t ks = preds[pi].ks;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si] < preds[pi].max_n ? sizes[si]
+                                                   : preds[pi].max_n;
+            tu_rng r = tu_rng_for(0xc057, n, ks, 0);
+            data d;
+            data_random(&d, &r, n, ks, 8);
+            if (preds[pi].cp == &above_pred) {
+                for (size_t i = 0; i < n; i++) {
+                    point3 p = {(float)tu_uniform(&r), (float)tu_uniform(&r),
+                                (float)tu_uniform(&r) - 0.25f};
+                    memcpy(d.keys + i * sizeof p, &p, sizeof p);
+                }
+                tu_upload(d.dkeys, d.keys, n * sizeof(point3));
+            }
+            outs o;
+            outs_alloc(&o, &d);
+            selc s;
+            selc_custom(&s, preds[pi].cp, preds[pi].name);
+            snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu (seed "
+                     "0x%llx)",
+                     parsum_backend_name(tu_backend), n, ks,
+                     (unsigned long long)tu_seed);
+            check_all_ops(&d, &s, &o, &failures);
+            outs_free(&o);
+            data_free(&d);
         }
-        tu_upload(d.dkeys, d.keys, n * sizeof(point3));
-        outs o;
-        outs_alloc(&o, &d);
-        selc s;
-        memset(&s, 0, sizeof s);
-        s.host.kind = s.dev.kind = PARSUM_SELECT_CUSTOM;
-        s.host.custom = s.dev.custom = &above_pred;
-        snprintf(s.name, sizeof s.name, "custom z > 0.25");
-        snprintf(d.tag, sizeof d.tag, "%s n=%zu 12-byte points (seed 0x%llx)",
-                 parsum_backend_name(tu_backend), n,
-                 (unsigned long long)tu_seed);
-        check_all_ops(&d, &s, &o, &failures);
-        outs_free(&o);
-        data_free(&d);
     }
+    assert_int_equal(failures, 0);
+}
+
+/* More distinct predicates than a CUDA context keeps compiled (32), used
+ * in turn and then the first again: modules are dropped and rebuilt while
+ * the results stay right. Thresholds go to the callback through user and
+ * into the CUDA source as text. */
+static int below_user(const void *x, void *user)
+{
+    uint32_t v;
+    memcpy(&v, x, 4);
+    return v < *(const uint32_t *)user;
+}
+
+static void test_custom_many(void **state)
+{
+    (void)state;
+    enum { NPRED = 34 };
+    size_t n = 1000, failures = 0;
+    tu_rng r = tu_rng_for(0xca5e, n, 0, 0);
+    data d;
+    data_random(&d, &r, n, 4, 8);
+    outs o;
+    outs_alloc(&o, &d);
+    static uint32_t limit[NPRED];
+    static char src[NPRED][64];
+    static parsum_custom_pred cp[NPRED];
+    for (int i = 0; i <= NPRED && failures < TSEG_MAX_FAILURES; i++) {
+        int k = i % NPRED;
+        limit[k] = (uint32_t)(((uint64_t)k * 0xffffffffu) / (NPRED - 1));
+        snprintf(src[k], sizeof src[k], "return x < %uu;", limit[k]);
+        cp[k] = (parsum_custom_pred){below_user, &limit[k], "", "unsigned",
+                                     src[k]};
+        selc s;
+        selc_custom(&s, &cp[k], src[k]);
+        snprintf(d.tag, sizeof d.tag, "%s n=%zu predicate %d of %d (seed "
+                 "0x%llx)",
+                 parsum_backend_name(tu_backend), n, k, NPRED,
+                 (unsigned long long)tu_seed);
+        check_op(i % 2 ? OP_PARTITION_BY_KEY : OP_SELECT, &d, &s, &o, false,
+                 &failures);
+    }
+    outs_free(&o);
+    data_free(&d);
     assert_int_equal(failures, 0);
 }
 
@@ -665,16 +774,23 @@ static void test_partition3(void **state)
                  (unsigned long long)tu_seed);
         unsigned char *f1 = make_flags(&r, n, 30, false);
         unsigned char *f2 = make_flags(&r, n, 50, true);
-        selc sb, sbits, slt, sge;
+        selc sb, sbits, slt, sge, sneg, s3;
         selc_bytes(&sb, &r, f1, n);
         selc_bits(&sbits, &r, f2, n, 5);
         parsum_scalar z = {.i32 = 0}, one = {.i32 = 1 << 30};
         selc_pred(&slt, PARSUM_I32, PARSUM_PRED_LT, z, z);
         selc_pred(&sge, PARSUM_I32, PARSUM_PRED_GE, one, z);
+        selc_custom(&sneg, &negative_pred, "x < 0");
+        selc_custom(&s3, &mult3_pred, "x % 3 == 0");
         check_partition3(&d, &sb, &sbits, &failures);
         check_partition3(&d, &slt, &sge, &failures);
         check_partition3(&d, &sbits, &slt, &failures);
         check_partition3(&d, &sge, &sge, &failures); /* second takes none */
+        /* custom predicates as either selector, or both */
+        check_partition3(&d, &sneg, &sb, &failures);
+        check_partition3(&d, &sbits, &s3, &failures);
+        check_partition3(&d, &s3, &sneg, &failures);
+        check_partition3(&d, &s3, &s3, &failures);
         selc_free(&sb);
         selc_free(&sbits);
         free(f1);
@@ -788,6 +904,7 @@ static void test_threads(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_flags),       cmocka_unit_test(test_predicates),
     cmocka_unit_test(test_elem_sizes),  cmocka_unit_test(test_custom),
+    cmocka_unit_test(test_custom_many),
     cmocka_unit_test(test_partition3),  cmocka_unit_test(test_split_by_bit),
     cmocka_unit_test(test_threads),
 };

@@ -11,7 +11,9 @@
  * unsupported); unknown select kinds, predicates, dtypes; a predicate
  * dtype of another size than the keys; a BIT_SET / BIT_CLEAR or split
  * bit out of range; custom predicates without callback (CPU) or source
- * (CUDA); sizes that overflow, a bit_offset past the address space;
+ * (CUDA), and on CUDA with source that does not compile (at n == 0 too),
+ * a type of another size than the keys, keys not aligned for the type;
+ * sizes that overflow, a bit_offset past the address space;
  * every output overlapping an input or another output (in place
  * included, which these functions do not allow), the counts included;
  * on CUDA, host memory where device memory is needed.
@@ -236,8 +238,9 @@ static void test_sizes(void **state)
     assert_int_equal(te_failures, 0);
 }
 
-/* CUDA: custom predicates are not supported there (parsum.h); elements
- * of any size up to PARSUM_CUSTOM_MAX_ELEM_SIZE are. */
+/* CUDA: a custom predicate needs its source only (no callback), and
+ * elements of any size up to PARSUM_CUSTOM_MAX_ELEM_SIZE are moved, not
+ * only those up to the custom operators' limit. */
 static void test_cuda_sizes(void **state)
 {
     (void)state;
@@ -248,8 +251,7 @@ static void test_cuda_sizes(void **state)
     parsum_selector s = bytes_sel;
     s.kind = PARSUM_SELECT_CUSTOM;
     s.custom = &cp;
-    EXPECT_ERR(parsum_select(tu_ctx, din, dout, 10, 4, &s, &k),
-               PARSUM_ERR_UNSUPPORTED, "custom");
+    EXPECT_STATUS(parsum_select(tu_ctx, din, dout, 10, 4, &s, &k), PARSUM_OK);
     assert_int_equal(parsum_select(tu_ctx, din, dout, 10,
                                    PARSUM_CUDA_CUSTOM_MAX_ELEM_SIZE + 1,
                                    &bytes_sel, &k),
@@ -309,6 +311,30 @@ static void test_bad_selectors(void **state)
         cp = odd_pred;
         cp.cuda_type_name = NULL;
         EXPECT_ERR(parsum_partition(tu_ctx, din, dout, 10, 4, &s, &k), ia, "cuda_type_name");
+        /* compile errors carry NVRTC's log, which names the user's text */
+        const parsum_status ce = PARSUM_ERR_COMPILE;
+        cp = odd_pred;
+        cp.cuda_pred = "return (x +* 1u) != 0;";
+        EXPECT_ERR(parsum_select(tu_ctx, din, dout, 10, 4, &s, &k), ce, "cuda_pred");
+        EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, 4, &bytes_sel, &s, c), ce, "cuda_pred");
+        EXPECT_ERR(parsum_select(tu_ctx, NULL, NULL, 0, 4, &s, &k), ce, "cuda_pred");
+        cp = odd_pred;
+        cp.cuda_type = "struct Bad { int x }";
+        cp.cuda_type_name = "Bad";
+        cp.cuda_pred = "return x.x != 0;";
+        EXPECT_ERR(parsum_select_indices(tu_ctx, din, 10, 4, &s, o, &k), ce, "cuda_type");
+        /* sizeof(T) must be the key size */
+        cp = odd_pred;
+        cp.cuda_type_name = "unsigned long long";
+        EXPECT_ERR(parsum_select(tu_ctx, din, dout, 10, 4, &s, &k), ia, "cuda_type_name");
+        EXPECT_ERR(parsum_partition_by_key(tu_ctx, din, dval, dout, o + 100, 10, 4, 4, &s, &k), ia, "cuda_type_name");
+        EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, 4, &s, &pred_sel, c), ia, "cuda_type_name");
+        /* the keys aligned for T (4 bytes here) */
+        EXPECT_ERR(parsum_select(tu_ctx, (char *)din + 2, dout, 10, 4, &custom_sel, &k), ia, "aligned");
+        EXPECT_ERR(parsum_partition3(tu_ctx, (char *)din + 1, dout, 10, 4, &bytes_sel, &custom_sel, c), ia, "aligned");
+        /* and the context still serves a good one */
+        EXPECT_STATUS(parsum_select(tu_ctx, din, dout, 10, 4, &custom_sel, &k), PARSUM_OK);
+        EXPECT_STATUS(parsum_partition3(tu_ctx, din, dout, 10, 4, &custom_sel, &custom_sel, c), PARSUM_OK);
     }
     assert_int_equal(te_failures, 0);
 }

@@ -45,6 +45,7 @@ extern const parsum__cuda_kernels parsum__cuda_kernels_f64[PARSUM_OP_COUNT];
 
 struct parsum__cuda_module; /* a compiled custom operator (custom.cu) */
 struct parsum__cuda_cmp_module; /* a compiled comparator (sort_custom.cu) */
+struct parsum__cuda_pred_module; /* a compiled predicate (select_custom.cu) */
 
 struct parsum__cuda_state {
     int device;           /* CUDA device ordinal */
@@ -64,6 +65,8 @@ struct parsum__cuda_state {
     int module_count;
     parsum__cuda_cmp_module *cmp_modules; /* comparators, the same way */
     int cmp_module_count;
+    parsum__cuda_pred_module *pred_modules; /* custom predicates, too */
+    int pred_module_count;
 };
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
@@ -317,7 +320,8 @@ parsum_status parsum__cuda_sort(parsum_context *ctx,
 parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
                                           const struct parsum__sort_args *a);
 
-/* Unloads every compiled custom operator and comparator of st (custom.cu).
+/* Unloads every compiled custom operator, comparator and predicate of st
+ * (custom.cu).
  * The caller has made st's device current and synchronized its stream. */
 void parsum__cuda_modules_free(parsum__cuda_state *st);
 
@@ -346,5 +350,18 @@ parsum_status parsum__cuda_qsort_scatter(parsum_context *ctx,
 parsum_status parsum__cuda_qsort_finish(parsum_context *ctx,
                                         const parsum__qsort_args *a);
 void parsum__cuda_cmp_modules_free(parsum__cuda_state *st);
+
+/* Custom predicates (select_custom.cu): compiles cp (or finds it in the
+ * cache) for keys of key_size bytes, checks that keys is aligned for its
+ * type, and for n > 0 enqueues the evaluation of the predicate over the n
+ * keys into bits: (n + 31) / 32 words of device memory, bit i of word
+ * i / 32 (LSB first) set when key i is selected, as PARSUM_SELECT_BITS
+ * reads them. Also the predicate cache's teardown (called by
+ * parsum__cuda_modules_free). */
+parsum_status parsum__cuda_pred_bits(parsum_context *ctx,
+                                     const parsum_custom_pred *cp,
+                                     const void *keys, size_t n,
+                                     size_t key_size, uint32_t *bits);
+void parsum__cuda_pred_modules_free(parsum__cuda_state *st);
 
 #endif /* PARSUM_CUDA_INTERNAL_H */

@@ -21,7 +21,8 @@
  * "cuda_combine" and the line within the user's own text.
  *
  * The compile-and-load step (parsum__cuda_nvrtc_load) also serves the
- * comparators of sort_custom.cu, whose cache sits beside this one.
+ * comparators of sort_custom.cu and the predicates of select_custom.cu,
+ * whose caches sit beside this one.
  */
 #include "cuda_internal.h"
 
@@ -437,6 +438,7 @@ void parsum__cuda_modules_free(parsum__cuda_state *st)
     st->modules = NULL;
     st->module_count = 0;
     parsum__cuda_cmp_modules_free(st);
+    parsum__cuda_pred_modules_free(st);
 }
 
 parsum_status parsum__cuda_custom_launch(parsum_context *ctx,

@@ -11,6 +11,8 @@
  *    kernels turn positions into differences in place.
  *  - non-trivial runs: the starts of runs of length >= 2 to offsets, their
  *    ends to lengths (two passes), then lengths = end - start + 1.
+ *  - custom predicates: select_custom.cu evaluates them into packed bits
+ *    in scratch first; the pass then reads those as a BITS selector.
  */
 #include "cuda_internal.h"
 
@@ -250,6 +252,42 @@ __global__ void run_spans_kernel(const u64 *offsets, u64 *lengths,
         lengths[r] = lengths[r] - offsets[r] + 1u;
 }
 
+/* Scratch bytes of one custom selector's bit array, rounded to 256 so
+ * that a second array after it is aligned as carve aligns the first. */
+size_t custom_bits_bytes(size_t n)
+{
+    return round_up((n + 31) / 32 * sizeof(u32), 256);
+}
+
+/* Replaces each custom selector of s0, s1 (NULL: none) by a BITS one
+ * over the predicate's verdicts, written to bits_mem (room for one
+ * custom_bits_bytes(n) array per custom selector). With n == 0 (bits_mem
+ * NULL) the predicates are only compiled and checked, so that a broken
+ * one is reported whatever the size of the call, as custom operators
+ * are. */
+parsum_status custom_to_bits(parsum_context *ctx, const parsum__select_args *a,
+                             parsum_selector *s0, parsum_selector *s1,
+                             void *bits_mem)
+{
+    parsum_selector *sel[2] = {s0, s1};
+    unsigned char *next = static_cast<unsigned char *>(bits_mem);
+    for (int i = 0; i < 2; ++i) {
+        if (sel[i] == NULL || sel[i]->kind != PARSUM_SELECT_CUSTOM)
+            continue;
+        uint32_t *bits = reinterpret_cast<uint32_t *>(next);
+        parsum_status s = parsum__cuda_pred_bits(
+            ctx, sel[i]->custom, a->keys, a->n, a->key_size, bits);
+        if (s != PARSUM_OK)
+            return s;
+        sel[i]->kind = PARSUM_SELECT_BITS;
+        sel[i]->bits = bits;
+        sel[i]->bit_offset = 0;
+        if (next != NULL)
+            next += custom_bits_bytes(a->n);
+    }
+    return PARSUM_OK;
+}
+
 parsum_k::select_kargs base_args(size_t n, const void *keys, size_t key_size,
                                  const void *keys_out, const void *values,
                                  size_t value_size, const void *values_out)
@@ -278,12 +316,14 @@ parsum_status parsum__cuda_select(parsum_context *ctx,
     if (s != PARSUM_OK)
         return s;
     const int G = a->sel2 != NULL ? 3 : a->partition ? 2 : 1;
-    if (a->sel->kind == PARSUM_SELECT_CUSTOM ||
-        (a->sel2 != NULL && a->sel2->kind == PARSUM_SELECT_CUSTOM))
-        return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
-                            "%s: custom predicates are not supported on a "
-                            "CUDA context",
-                            parsum__cuda_st(ctx)->api);
+    parsum_selector sel = *a->sel, sel2 = {};
+    parsum_selector *sel2p = NULL;
+    if (a->sel2 != NULL) {
+        sel2 = *a->sel2;
+        sel2p = &sel2;
+    }
+    const int ncustom = (sel.kind == PARSUM_SELECT_CUSTOM) +
+                        (sel2p != NULL && sel2.kind == PARSUM_SELECT_CUSTOM);
     if (G == 3 && a->n >= (1ull << 32))
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %zu; a three-way partition on a CUDA "
@@ -294,19 +334,26 @@ parsum_status parsum__cuda_select(parsum_context *ctx,
         s = check_pred_keys(ctx, a->sel2, a->keys, a->key_size);
     if (s != PARSUM_OK)
         return s;
-    if (a->n == 0)
-        return parsum__cuda_deliver_zero(ctx, a->counts, G == 3 ? 2 : 1);
+    if (a->n == 0) {
+        s = custom_to_bits(ctx, a, &sel, sel2p, NULL);
+        return s != PARSUM_OK ? s
+                              : parsum__cuda_deliver_zero(ctx, a->counts,
+                                                          G == 3 ? 2 : 1);
+    }
 
     pass_scratch ps;
-    s = take_scratch(ctx, a->n, 0, &ps);
+    s = take_scratch(ctx, a->n, (size_t)ncustom * custom_bits_bytes(a->n),
+                     &ps);
+    if (s == PARSUM_OK && ncustom > 0)
+        s = custom_to_bits(ctx, a, &sel, sel2p, ps.extra);
     if (s != PARSUM_OK)
         return s;
     parsum_k::select_kargs ka =
         base_args(a->n, a->keys, a->key_size, a->keys_out, a->values,
                   a->value_size, a->values_out);
-    ka.s0 = device_selector(a->sel);
-    if (a->sel2 != NULL)
-        ka.s1 = device_selector(a->sel2);
+    ka.s0 = device_selector(&sel);
+    if (sel2p != NULL)
+        ka.s1 = device_selector(sel2p);
     ka.keys_out = a->keys_out;
     ka.values_out = a->values_out;
     ka.idx_out = reinterpret_cast<u64 *>(a->indices_out);
