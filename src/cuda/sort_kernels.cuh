@@ -854,8 +854,14 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
         return b == B_IN ? a.vin : b == B_TMP ? (const void *)a.vtmp
                                               : (const void *)a.vout;
     };
+    /* The source is read from this portion's keys (tile offsets t0 count
+     * from a.first); the destination is the whole output: base (and so
+     * gbase) holds global positions in [0, n), so kdst and vdst are NOT
+     * offset by a.first (doing so wrote up to a.first keys past the end
+     * of the buffers for every portion but the first, i.e. above 2^30
+     * keys). */
     const K *ksrc = static_cast<const K *>(kbuf(r.ksrc)) + a.first;
-    K *kdst = const_cast<K *>(static_cast<const K *>(kbuf(r.kdst))) + a.first;
+    K *kdst = const_cast<K *>(static_cast<const K *>(kbuf(r.kdst)));
     const bool gen = r.vsrc == B_GEN;
     const void *vsrc = gen ? nullptr : vbuf(r.vsrc);
     void *vdst = V == V_NONE ? nullptr : const_cast<void *>(vbuf(r.vdst));
@@ -990,11 +996,9 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                 if constexpr (V == V_4 || V == V_8) {
                     const VW *xv = reinterpret_cast<const VW *>(
                         exch + (size_t)TILE * sizeof(K));
-                    static_cast<VW *>(vdst)[a.first + at] = xv[j];
+                    static_cast<VW *>(vdst)[at] = xv[j];
                 } else if constexpr (V == V_BYTES) {
-                    copy_value(static_cast<unsigned char *>(vdst) +
-                                   a.first * a.vsize,
-                               at, exch + (size_t)TILE * sizeof(K), j,
+                    copy_value(vdst, at, exch + (size_t)TILE * sizeof(K), j,
                                a.vsize, a.vword);
                 }
             }
