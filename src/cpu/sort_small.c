@@ -137,11 +137,60 @@ static void merge_w(const uint64_t *a, size_t h, size_t m, uint64_t *out)
         out[o++] = a[j++];
 }
 
+/* The 19-comparator network for 8 inputs, as selects: insertion sort's
+ * branches mispredict about once per element on random keys, and that
+ * was most of the small sorts' time. */
+#define CE(x, y)                                                           \
+    do {                                                                   \
+        uint64_t lo_ = x < y ? x : y, hi_ = x < y ? y : x;                 \
+        x = lo_;                                                           \
+        y = hi_;                                                           \
+    } while (0)
+
+static void network8(uint64_t *a)
+{
+    uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], x4 = a[4],
+             x5 = a[5], x6 = a[6], x7 = a[7];
+    CE(x0, x2);
+    CE(x1, x3);
+    CE(x4, x6);
+    CE(x5, x7);
+    CE(x0, x4);
+    CE(x1, x5);
+    CE(x2, x6);
+    CE(x3, x7);
+    CE(x0, x1);
+    CE(x2, x3);
+    CE(x4, x5);
+    CE(x6, x7);
+    CE(x2, x4);
+    CE(x3, x5);
+    CE(x1, x4);
+    CE(x3, x6);
+    CE(x1, x2);
+    CE(x3, x4);
+    CE(x5, x6);
+    a[0] = x0;
+    a[1] = x1;
+    a[2] = x2;
+    a[3] = x3;
+    a[4] = x4;
+    a[5] = x5;
+    a[6] = x6;
+    a[7] = x7;
+}
+
+#undef CE
+
+/* Runs of 8 by the network (the last, shorter one by insertion), then
+ * the merges. */
 static uint64_t *sort_words(uint64_t *a, uint64_t *tmp, size_t m)
 {
-    for (size_t r = 0; r < m; r += RUN)
-        insertion_w(a + r, m - r < RUN ? m - r : RUN);
-    for (size_t w = RUN; w < m; w *= 2) {
+    size_t r = 0;
+    for (; r + 8 <= m; r += 8)
+        network8(a + r);
+    insertion_w(a + r, m - r);
+    for (size_t w = 8; w < m; w *= 2) {
         for (size_t lo = 0; lo < m; lo += 2 * w) {
             size_t h = m - lo < w ? m - lo : w;
             size_t len = m - lo < 2 * w ? m - lo : 2 * w;
