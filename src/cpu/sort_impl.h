@@ -18,14 +18,20 @@
 /* The most elements parsum__sort_small sorts. */
 #define PARSUM__SORT_SMALL_MAX 512
 
-/* The scratch of one block of a pass (hist, tot, cnt, pos) and of one
- * thread (start, stage); every thread that works in parallel has one.
+/* Bytes of a thread's local buffer, in which the MSD-first sort sorts a
+ * bucket (half the development machine's 2 MiB L2 cache per core). */
+#define PARSUM__SORT_LOCAL_BYTES ((size_t)1 << 20)
+/* Blocks per thread of a parallel sort (parsum__sort_blocks). */
+#define PARSUM__SORT_BLOCKS_PER_THREAD 4
+
+/* The scratch of one block of a sort (every area) and of one thread (the
+ * first `threads` areas of a call):
  *   hist  the block's counts of every digit (PARSUM__SORT_RADIX_MAX
  *         counters per digit), tot the sums over the blocks, cnt the
- *         block's counts of the current pass's digit, pos its positions. */
-#define PARSUM__SORT_LOCAL_BYTES ((size_t)1 << 20)
-/* Blocks per thread of a parallel sort (sort.c, blocks_for). */
-#define PARSUM__SORT_BLOCKS_PER_THREAD 4
+ *         block's counts of the current pass's digit, pos its positions,
+ *         start scratch of the write-combining kernel;
+ *   stage the thread's write-combining groups, local its bucket buffer
+ *         (both NULL for sorts that stay in the cache). */
 typedef struct parsum__sort_area {
     size_t *hist, *tot, *cnt, *pos, *start;
     unsigned char *stage;

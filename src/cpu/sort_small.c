@@ -2,10 +2,12 @@
  * sort_small.c - the sorts of small arrays (and of small segments) on the
  * CPU: no scratch, no threads. Each key's selected ordered bits
  * (sort/sort_keys.h) go into an item with the key's position; the items
- * are sorted stably, by insertion in runs of 16 and then by a bottom-up
- * merge sort whose merges take the left run's item on ties; the keys and
- * values are then gathered by position. Below a few hundred elements this
- * beats the radix sort, whose every pass clears and sums 256 counters.
+ * are sorted stably, in runs of 8 by a sorting network (on key and
+ * position, so the network's order is the stable one) and then by a
+ * bottom-up merge sort whose merges take the left run's item on ties; the
+ * keys and values are then gathered by position. Below a few hundred
+ * elements this beats the radix sort, whose every pass clears and sums
+ * 256 counters.
  * When the selected bits leave room, an item is one 64-bit word, the bits
  * above the position (a segment of 2^20 segments of 2^26 keys sorts in
  * half the instructions of the two-word items): the words are distinct,
@@ -17,8 +19,6 @@
 
 #include <string.h>
 
-/* Items sorted by insertion before the merges start. */
-#define RUN 16
 /* Bits of a position in a packed item. */
 #define POS_BITS 9
 #define POS_MASK ((1u << POS_BITS) - 1)
@@ -92,11 +92,61 @@ static void merge(const item *a, size_t h, size_t m, item *out)
 }
 
 /* Sorts a[0 .. m) stably; returns a or tmp, whichever holds the result. */
+/* The network of network8 (below) on 8 items, ordered by key and then by
+ * position: all distinct, so the network's result is the stable order. */
+#define CEI(x, y)                                                          \
+    do {                                                                   \
+        int sw_ = k[y] < k[x] || (k[y] == k[x] && q[y] < q[x]);            \
+        uint64_t kx_ = sw_ ? k[y] : k[x], ky_ = sw_ ? k[x] : k[y];         \
+        uint32_t qx_ = sw_ ? q[y] : q[x], qy_ = sw_ ? q[x] : q[y];         \
+        k[x] = kx_;                                                        \
+        k[y] = ky_;                                                        \
+        q[x] = qx_;                                                        \
+        q[y] = qy_;                                                        \
+    } while (0)
+
+static void network8_items(item *a)
+{
+    uint64_t k[8];
+    uint32_t q[8];
+    for (int i = 0; i < 8; i++) {
+        k[i] = a[i].key;
+        q[i] = a[i].pos;
+    }
+    CEI(0, 2);
+    CEI(1, 3);
+    CEI(4, 6);
+    CEI(5, 7);
+    CEI(0, 4);
+    CEI(1, 5);
+    CEI(2, 6);
+    CEI(3, 7);
+    CEI(0, 1);
+    CEI(2, 3);
+    CEI(4, 5);
+    CEI(6, 7);
+    CEI(2, 4);
+    CEI(3, 5);
+    CEI(1, 4);
+    CEI(3, 6);
+    CEI(1, 2);
+    CEI(3, 4);
+    CEI(5, 6);
+    for (int i = 0; i < 8; i++) {
+        a[i].key = k[i];
+        a[i].pos = q[i];
+    }
+}
+
+#undef CEI
+
 static item *sort_items(item *a, item *tmp, size_t m)
 {
-    for (size_t r = 0; r < m; r += RUN)
-        insertion(a + r, m - r < RUN ? m - r : RUN);
-    for (size_t w = RUN; w < m; w *= 2) {
+    size_t r = 0;
+    for (; r + 8 <= m; r += 8)
+        network8_items(a + r);
+    insertion(a + r, m - r);
+    for (size_t w = 8; w < m; w *= 2) {
         for (size_t lo = 0; lo < m; lo += 2 * w) {
             size_t h = m - lo < w ? m - lo : w;
             size_t len = m - lo < 2 * w ? m - lo : 2 * w;
@@ -137,11 +187,60 @@ static void merge_w(const uint64_t *a, size_t h, size_t m, uint64_t *out)
         out[o++] = a[j++];
 }
 
+/* The 19-comparator network for 8 inputs, as selects: insertion sort's
+ * branches mispredict about once per element on random keys, and that
+ * was most of the small sorts' time. */
+#define CE(x, y)                                                           \
+    do {                                                                   \
+        uint64_t lo_ = x < y ? x : y, hi_ = x < y ? y : x;                 \
+        x = lo_;                                                           \
+        y = hi_;                                                           \
+    } while (0)
+
+static void network8(uint64_t *a)
+{
+    uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], x4 = a[4],
+             x5 = a[5], x6 = a[6], x7 = a[7];
+    CE(x0, x2);
+    CE(x1, x3);
+    CE(x4, x6);
+    CE(x5, x7);
+    CE(x0, x4);
+    CE(x1, x5);
+    CE(x2, x6);
+    CE(x3, x7);
+    CE(x0, x1);
+    CE(x2, x3);
+    CE(x4, x5);
+    CE(x6, x7);
+    CE(x2, x4);
+    CE(x3, x5);
+    CE(x1, x4);
+    CE(x3, x6);
+    CE(x1, x2);
+    CE(x3, x4);
+    CE(x5, x6);
+    a[0] = x0;
+    a[1] = x1;
+    a[2] = x2;
+    a[3] = x3;
+    a[4] = x4;
+    a[5] = x5;
+    a[6] = x6;
+    a[7] = x7;
+}
+
+#undef CE
+
+/* Runs of 8 by the network (the last, shorter one by insertion), then
+ * the merges. */
 static uint64_t *sort_words(uint64_t *a, uint64_t *tmp, size_t m)
 {
-    for (size_t r = 0; r < m; r += RUN)
-        insertion_w(a + r, m - r < RUN ? m - r : RUN);
-    for (size_t w = RUN; w < m; w *= 2) {
+    size_t r = 0;
+    for (; r + 8 <= m; r += 8)
+        network8(a + r);
+    insertion_w(a + r, m - r);
+    for (size_t w = 8; w < m; w *= 2) {
         for (size_t lo = 0; lo < m; lo += 2 * w) {
             size_t h = m - lo < w ? m - lo : w;
             size_t len = m - lo < 2 * w ? m - lo : 2 * w;
