@@ -136,6 +136,27 @@ static parsum_status run(parsum_context *ctx, const parsum__sort_args *a,
     return slot(ctx, a);
 }
 
+/* The checks parsum_sort and parsum_segmented_sort share: the descriptor,
+ * then keys and values (registered in bufs for the overlap rule). */
+static parsum_status keys_values(parsum_context *ctx, const char *fn,
+                                 const void *keys_in, const void *values_in,
+                                 void *keys_out, void *values_out, size_t n,
+                                 const parsum_sort_desc *desc,
+                                 parsum__sort_args *a, sort_buf *bufs,
+                                 int *nb)
+{
+    memset(a, 0, sizeof *a);
+    CHECK(check_desc(ctx, fn, desc, a));
+    a->n = n;
+    a->keys_in = keys_in;
+    a->keys_out = keys_out;
+    if (a->value_size > 0) {
+        a->values_in = values_in;
+        a->values_out = values_out;
+    }
+    return check_data(ctx, fn, a, bufs, nb);
+}
+
 parsum_status parsum_sort(parsum_context *ctx, const void *keys_in,
                           const void *values_in, void *keys_out,
                           void *values_out, size_t n,
@@ -145,18 +166,10 @@ parsum_status parsum_sort(parsum_context *ctx, const void *keys_in,
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
     parsum__sort_args a;
-    memset(&a, 0, sizeof a);
-    CHECK(check_desc(ctx, fn, desc, &a));
-    a.n = n;
-    a.keys_in = keys_in;
-    a.keys_out = keys_out;
-    if (a.value_size > 0) {
-        a.values_in = values_in;
-        a.values_out = values_out;
-    }
     sort_buf bufs[4];
     int nb = 0;
-    CHECK(check_data(ctx, fn, &a, bufs, &nb));
+    CHECK(keys_values(ctx, fn, keys_in, values_in, keys_out, values_out, n,
+                      desc, &a, bufs, &nb));
     return run(ctx, &a, bufs, nb, false);
 }
 
@@ -198,20 +211,12 @@ parsum_status parsum_segmented_sort(parsum_context *ctx, const void *keys_in,
     if (ctx == NULL)
         return PARSUM_ERR_NULL_POINTER;
     parsum__sort_args a;
-    memset(&a, 0, sizeof a);
-    CHECK(check_desc(ctx, fn, desc, &a));
-    a.n = n;
-    a.keys_in = keys_in;
-    a.keys_out = keys_out;
-    if (a.value_size > 0) {
-        a.values_in = values_in;
-        a.values_out = values_out;
-    }
-    a.offsets = offsets;
-    a.num_segments = num_segments;
     sort_buf bufs[5];
     int nb = 0;
-    CHECK(check_data(ctx, fn, &a, bufs, &nb));
+    CHECK(keys_values(ctx, fn, keys_in, values_in, keys_out, values_out, n,
+                      desc, &a, bufs, &nb));
+    a.offsets = offsets;
+    a.num_segments = num_segments;
     size_t off_bytes = 0;
     CHECK(parsum__check_offsets_ptr(ctx, fn, "offsets", offsets,
                                     num_segments, "num_segments",
