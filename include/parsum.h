@@ -58,7 +58,8 @@ PARSUM_API const char *parsum_version(void);
     X(PARSUM_ERR_UNSUPPORTED, 8, "not supported by this backend or build")     \
     X(PARSUM_ERR_NO_DEVICE, 9, "no usable CUDA device")                        \
     X(PARSUM_ERR_CUDA, 10, "CUDA runtime error")                               \
-    X(PARSUM_ERR_COMPILE, 11, "run-time compilation of a custom operator failed") \
+    X(PARSUM_ERR_COMPILE, 11,                                                  \
+      "run-time compilation of CUDA source (operator, predicate, order) failed") \
     X(PARSUM_ERR_WRONG_MEMORY_SPACE, 12,                                       \
       "pointer is not in the context's memory space")                         \
     X(PARSUM_ERR_INTERNAL, 13, "internal error (please report)")              \
