@@ -325,6 +325,11 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
  * The caller has made st's device current and synchronized its stream. */
 void parsum__cuda_modules_free(parsum__cuda_state *st);
 
+/* A malloc'ed copy of s (NULL when out of memory): the source strings the
+ * caches of compiled operators, comparators and predicates keep as keys
+ * (custom.cu). */
+char *parsum__cuda_strdup(const char *s);
+
 /* Run-time compilation shared by custom operators and comparators
  * (custom.cu): compiles src with NVRTC for the context's device (SASS, or
  * PTX the driver finishes), loads it into *lib and resolves the count <=

@@ -93,15 +93,6 @@ parsum_status nvrtc_error(parsum_context *ctx, nvrtcResult r, const char *call,
                                __func__);                                  \
     } while (0)
 
-char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = static_cast<char *>(malloc(n));
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
 void module_free(parsum__cuda_module *m)
 {
     if (m == NULL)
@@ -276,9 +267,9 @@ parsum_status build_module(parsum_context *ctx, const parsum_custom_op *op,
     if (m == NULL)
         return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
                             "%s: out of host memory", st->api);
-    m->type_src = dup_string(op->cuda_type != NULL ? op->cuda_type : "");
-    m->type_name = dup_string(op->cuda_type_name);
-    m->combine_src = dup_string(op->cuda_combine);
+    m->type_src = parsum__cuda_strdup(op->cuda_type != NULL ? op->cuda_type : "");
+    m->type_name = parsum__cuda_strdup(op->cuda_type_name);
+    m->combine_src = parsum__cuda_strdup(op->cuda_combine);
     m->elem_size = op->elem_size;
     char *src = build_source(op);
     if (m->type_src == NULL || m->type_name == NULL ||
@@ -374,6 +365,15 @@ void custom_launch(parsum__cuda_module *m, const parsum_custom_op *op,
 }
 
 } /* namespace */
+
+char *parsum__cuda_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = static_cast<char *>(malloc(n));
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
 
 parsum_status parsum__cuda_nvrtc_load(parsum_context *ctx, const char *src,
                                       const char *what,

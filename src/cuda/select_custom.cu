@@ -99,15 +99,6 @@ struct parsum__cuda_pred_module {
 
 namespace {
 
-char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = static_cast<char *>(malloc(n));
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
 void pred_module_free(parsum__cuda_pred_module *m)
 {
     if (m == NULL)
@@ -164,9 +155,9 @@ parsum_status build_module(parsum_context *ctx, const parsum_custom_pred *cp,
         static_cast<parsum__cuda_pred_module *>(calloc(1, sizeof *m));
     char *src = build_source(cp);
     if (m != NULL) {
-        m->type_src = dup_string(cp->cuda_type != NULL ? cp->cuda_type : "");
-        m->type_name = dup_string(cp->cuda_type_name);
-        m->pred_src = dup_string(cp->cuda_pred);
+        m->type_src = parsum__cuda_strdup(cp->cuda_type != NULL ? cp->cuda_type : "");
+        m->type_name = parsum__cuda_strdup(cp->cuda_type_name);
+        m->pred_src = parsum__cuda_strdup(cp->cuda_pred);
         m->key_size = key_size;
     }
     if (m == NULL || m->type_src == NULL || m->type_name == NULL ||

@@ -66,15 +66,6 @@ struct parsum__cuda_cmp_module {
 
 namespace {
 
-char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = static_cast<char *>(malloc(n));
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
 void cmp_module_free(parsum__cuda_cmp_module *m)
 {
     if (m == NULL)
@@ -130,9 +121,9 @@ parsum_status build_module(parsum_context *ctx, const parsum_comparator *cmp,
         static_cast<parsum__cuda_cmp_module *>(calloc(1, sizeof *m));
     char *src = build_source(cmp);
     if (m != NULL) {
-        m->type_src = dup_string(cmp->cuda_type != NULL ? cmp->cuda_type : "");
-        m->type_name = dup_string(cmp->cuda_type_name);
-        m->less_src = dup_string(cmp->cuda_less);
+        m->type_src = parsum__cuda_strdup(cmp->cuda_type != NULL ? cmp->cuda_type : "");
+        m->type_name = parsum__cuda_strdup(cmp->cuda_type_name);
+        m->less_src = parsum__cuda_strdup(cmp->cuda_less);
         m->elem_size = cmp->elem_size;
     }
     if (m == NULL || m->type_src == NULL || m->type_name == NULL ||
