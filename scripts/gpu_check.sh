@@ -40,6 +40,8 @@
 #   BUDGET       seconds the whole run may take (default 470); a step that
 #                would start too late is skipped and says so
 #   JOBS         build jobs (default 16)
+#   TARGETS      build only these targets (space-separated; default all),
+#                e.g. "parsum_cli test_integral" for a quick check
 #   RACECHECK    0 skips the racecheck runs of step 4 (memcheck still runs)
 #
 # Exit status: 0 when every step that ran passed, 1 otherwise.
@@ -161,7 +163,9 @@ if want build; then
         -DCMAKE_BUILD_TYPE=Release -DPARSUM_CUDA=ON \
         -DPARSUM_CUDA_ARCHITECTURES=90 -DPARSUM_BUILD_TESTS=ON \
         "${CMAKE_EXTRA[@]}"
-    run build 60 300 cmake --build "$BUILD" -j"$JOBS"
+    # shellcheck disable=SC2086
+    run build 60 300 cmake --build "$BUILD" -j"$JOBS" \
+        ${TARGETS:+--target $TARGETS}
     if [ ! -x "$PARSUM" ]; then
         note "build" FAILED "no $PARSUM: nothing else can run"
         cat "$SUMMARY"

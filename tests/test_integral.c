@@ -6,7 +6,8 @@
  *   notes      the 4 x 4 example of the notes (seed 000)
  *   reference  every source x table dtype pair, both layouts, squared,
  *              1-4 channels, sizes 1 x 1, 1 x N, N x 1, odd sizes, 1023 x
- *              769 and 4096 x 4096, rows with padding (pitch > width);
+ *              769, 4096 x 4096 and sizes of several 1024-pixel strips,
+ *              rows with padding (pitch > width);
  *              integer results exact, float ones within their rounding
  *   offset     given offsets and OFFSET_MEAN; the signed-offset table's
  *              box-sum error measured against the plain F32 table's
@@ -195,6 +196,13 @@ static void test_large(void **state)
         {1023, 769, PARSUM_I32, PARSUM_I64, 2},
         {4096, 4096, PARSUM_U8, PARSUM_U32, 1},
         {4096, 4096, PARSUM_F32, PARSUM_F32, 1},
+        /* Several strips of 1024 pixels, the last one partial, and many
+         * bands: the GPU's tiles meet on every side. */
+        {2500, 300, PARSUM_U8, PARSUM_U32, 4},
+        {2049, 701, PARSUM_U16, PARSUM_U64, 3},
+        {3001, 129, PARSUM_I32, PARSUM_I64, 2},
+        {1025, 1000, PARSUM_U8, PARSUM_U32, 1},
+        {5000, 97, PARSUM_F32, PARSUM_F64, 2},
     };
     size_t failures = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -3,9 +3,11 @@
  * and the box filter (kernels and their idea in image_kernels.cuh).
  */
 #include "cuda_internal.h"
-#include "image_kernels.cuh"
+#include "image_sat.cuh"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 using namespace parsum_img;
@@ -35,12 +37,39 @@ sat_geom geom_for(u64 w, u64 h)
     return g;
 }
 
-/* Scratch bytes of one table computation with accumulators of acc bytes. */
+/* The one-pass table serves integer accumulators; the environment
+ * variable PARSUM_CUDA_SAT_ONEPASS=0 sends them through the three steps
+ * instead (for measurements: both in one process). */
+bool sat_onepass_on()
+{
+    const char *e = getenv("PARSUM_CUDA_SAT_ONEPASS");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+/* Bytes of the one-pass look-back state (sat_lb): status words and the
+ * tile counter first (zeroed per call), then the value arrays. */
+size_t sat_lb_status_bytes(const sat_geom &g)
+{
+    return round_up((2 * g.bands * g.strips + 1) * sizeof(u32), 256);
+}
+
+size_t sat_lb_bytes(const sat_geom &g, int ch, size_t acc)
+{
+    const u64 tiles = g.bands * g.strips;
+    return sat_lb_status_bytes(g) +
+           2 * round_up(tiles * MAX_BAND * ch * acc, 256) +
+           2 * round_up(tiles * STRIP * ch * acc, 256) +
+           2 * round_up(tiles * ch * acc, 256);
+}
+
+/* Scratch bytes of one table computation with accumulators of acc bytes
+ * (the larger of the two methods' needs). */
 size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
 {
     sat_geom g = geom_for(src.width, src.height);
-    return round_up(g.bands * src.width * src.channels * acc, 256) +
-           round_up(src.height * g.strips * src.channels * acc, 256) + 256;
+    size_t three = round_up(g.bands * src.width * src.channels * acc, 256) +
+                   round_up(src.height * g.strips * src.channels * acc, 256);
+    return std::max(three, sat_lb_bytes(g, src.channels, acc)) + 256;
 }
 
 /* Steps 1-3 of the table (image_kernels.cuh) of src into tab. */
@@ -51,6 +80,35 @@ int load_align(const parsum_image &im)
     return a % 16 == 0 ? 16 : a % 4 == 0 ? 4 : 0;
 }
 
+/* The one-pass table (image_sat.cuh) of src into tab. */
+template <class Src, class Acc, class Tab, int CH>
+parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
+                          img_out tab, int pad, const term_args &ta,
+                          const sat_geom &g, carve &cv)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 tiles = g.bands * g.strips;
+    sat_lb<Acc> lb;
+    unsigned char *status = static_cast<unsigned char *>(
+        cv.take(sat_lb_status_bytes(g)));
+    lb.hst = reinterpret_cast<u32 *>(status);
+    lb.vst = lb.hst + tiles;
+    lb.counter = lb.vst + tiles;
+    lb.hagg = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
+    lb.hinc = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
+    lb.vagg = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
+    lb.vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
+    lb.wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
+    lb.winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, (2 * tiles + 1) * sizeof(u32),
+                                         st->stream));
+    sat_onepass_kernel<Src, Acc, Tab, CH>
+        <<<(unsigned)tiles, THREADS, 0, st->stream>>>(in_of(src), tab, pad, g,
+                                                       ta, lb);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
 template <class Src, class Acc, class Tab, int CH>
 parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
                       img_out tab, int pad, term_args ta, carve &cv)
@@ -59,6 +117,10 @@ parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
     ta.align = load_align(src);
     ta.store_vec = ((reinterpret_cast<uintptr_t>(tab.data) | tab.pitch) % 16) == 0;
     const sat_geom g = geom_for(src.width, src.height);
+    if constexpr (std::is_integral<Acc>::value) {
+        if (sat_onepass_on())
+            return sat_onepass<Src, Acc, Tab, CH>(ctx, src, tab, pad, ta, g, cv);
+    }
     Acc *colsum = static_cast<Acc *>(
         cv.take(g.bands * src.width * CH * sizeof(Acc)));
     Acc *rowtot = static_cast<Acc *>(

@@ -1,0 +1,693 @@
+/*
+ * image_sat.cuh - the summed-area table kernels (image.cu), over tiles of
+ * BAND rows x STRIP pixels (256 threads, 4 consecutive pixels each).
+ *
+ * Integer tables (uint32 / uint64 accumulators) take one pass,
+ * sat_onepass_kernel: tiles are claimed in row-major order; a tile reads
+ * its pixels once for its row totals and column totals, learns what lies
+ * to its left (per row) and above it (per column) by two decoupled
+ * look-backs (Merrill & Garland 2016) along its band and down its strip,
+ * then reads its pixels again (from L2) and writes its part of the table.
+ * The image is read from memory once and the table written once; the
+ * look-back vectors stay in L2. Sums modulo 2^bits are exactly
+ * associative, so the timing-dependent grouping of the classic look-back
+ * cannot change a bit of the result.
+ *
+ * Float tables (float64 accumulators) need a grouping that is a function
+ * of the image size only, so they take three steps:
+ *   1. sat_band_kernel: per tile, the column sums of its rows and the row
+ *      totals of its strip (reads the image);
+ *   2. sat_carry_* kernels: exclusive sums of the column sums down the
+ *      bands, then prefix sums along each band's row: the table row just
+ *      above each band; and exclusive sums of the strip row totals along
+ *      each row: what each strip's rows start from (small arrays);
+ *   3. sat_final_kernel: per tile, row prefix sums (block scan) started
+ *      from the strip carry, added to running column sums started from the
+ *      band's carry row, stored as the table (reads the image again).
+ * The notes' row scans + transpose + row scans (seed 003) would move every
+ * table entry four times. Accumulators: uint32 for U32 tables and uint64
+ * for 64-bit integer ones (sums modulo 2^bits, as the header defines),
+ * float64 for float tables.
+ */
+#ifndef PARSUM_IMAGE_SAT_CUH
+#define PARSUM_IMAGE_SAT_CUH
+
+#include "image_kernels.cuh"
+#include "lookback.cuh"
+
+namespace parsum_img {
+
+/* Rows loaded ahead per group: about 64 bytes of raw data per thread in
+ * flight (16 rows of u8 pixels), enough to cover the memory latency at
+ * the occupancy these kernels get; SUB rows share one block scan. */
+template <class Src, int CH>
+struct rows_ahead {
+    static constexpr int W = chunk<Src, CH>::WORDS;
+    static constexpr int value = W >= 16 ? 1 : 16 / W > 8 ? 8 : 16 / W;
+    static constexpr int SUB = value < 4 ? value : 4;
+    /* Twice as deep (up to 16 rows, 128 bytes), for the one-pass kernel,
+     * which has fewer blocks per multiprocessor to hide the latency. */
+    static constexpr int deep = W >= 16 ? 2 : 32 / W > 16 ? 16 : 32 / W;
+};
+
+struct sat_geom {
+    u64 strips, bands, band_rows;
+};
+
+/* Pass over one tile's pixels (rows y0 .. y1 - 1, this thread's PIX
+ * pixels from px0): col gets this thread's column sums, part[r][warp] the
+ * warp's share of row y0 + r's total (written by lane 0; the caller
+ * synchronizes before reading it). */
+template <class Src, class Acc, int CH,
+          int G = rows_ahead<Src, CH>::value>
+__device__ __forceinline__ void sat_tile_sums(const img_in &in,
+                                              const term_args &ta, u64 px0,
+                                              u64 y0, u64 y1,
+                                              Acc (&col)[PIX][CH],
+                                              Acc (*part)[WARPS][CH])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            col[j][c] = 0;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1)
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            if (yg + r >= y1)
+                break;
+            Acc t[PIX][CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+            Acc rt[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                rt[c] = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    col[j][c] += t[j][c];
+                    rt[c] += t[j][c];
+                }
+                rt[c] = warp_sum(rt[c]);
+            }
+            if (lane == 0)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    part[yg + r - y0][warp][c] = rt[c];
+        }
+    }
+}
+
+/* Row r's total (over the warps, in warp order) of sat_tile_sums' part. */
+template <class Acc, int CH>
+__device__ __forceinline__ Acc sat_row_total(Acc (*part)[WARPS][CH], u64 r,
+                                             int c)
+{
+    Acc sum = 0;
+    for (int w = 0; w < WARPS; w++)
+        sum += part[r][w][c];
+    return sum;
+}
+
+/* Step 1. colsum: [bands][width * CH]; rowtot: [height][strips][CH]. */
+template <class Src, class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_band_kernel(img_in in, sat_geom g, term_args ta, Acc *colsum,
+                    Acc *rowtot)
+{
+    __shared__ Acc part[MAX_BAND][WARPS][CH];
+    const u64 s = blockIdx.x, b = blockIdx.y;
+    const u64 px0 = s * STRIP + threadIdx.x * PIX;
+    const u64 y0 = b * g.band_rows;
+    const u64 y1 = min(in.height, y0 + g.band_rows);
+    Acc col[PIX][CH];
+    sat_tile_sums<Src, Acc, CH>(in, ta, px0, y0, y1, col, part);
+    __syncthreads();
+    for (u64 i = threadIdx.x; i < (y1 - y0) * CH; i += THREADS)
+        rowtot[((y0 + i / CH) * g.strips + s) * CH + i % CH] =
+            sat_row_total<Acc, CH>(part, i / CH, (int)(i % CH));
+    Acc *out = colsum + b * in.width * CH;
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+        if (px0 + j < in.width)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                out[(px0 + j) * CH + c] = col[j][c];
+}
+
+/* Step 2a: exclusive sums down the bands, column by column (in place).
+ * Sixteen bands are loaded before any is summed: the loop is a chain of
+ * dependent loads otherwise, one memory latency per band. */
+template <class Acc>
+__global__ void sat_carry_down_kernel(Acc *colsum, u64 samples, u64 bands)
+{
+    constexpr int U = 16;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < samples;
+         i += (u64)gridDim.x * blockDim.x) {
+        Acc run = 0;
+        for (u64 b0 = 0; b0 < bands; b0 += U) {
+            Acc t[U];
+#pragma unroll
+            for (int k = 0; k < U; k++)
+                t[k] = b0 + k < bands ? colsum[(b0 + k) * samples + i] : Acc(0);
+#pragma unroll
+            for (int k = 0; k < U; k++)
+                if (b0 + k < bands) {
+                    colsum[(b0 + k) * samples + i] = run;
+                    run += t[k];
+                }
+        }
+    }
+}
+
+/* Step 2a': exclusive sums of the strip row totals along each row. */
+template <class Acc>
+__global__ void sat_carry_strips_kernel(Acc *rowtot, u64 rows, u64 strips,
+                                        int ch)
+{
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < rows * ch;
+         i += (u64)gridDim.x * blockDim.x) {
+        u64 y = i / ch;
+        int c = (int)(i % ch);
+        Acc run = 0;
+        for (u64 s = 0; s < strips; s++) {
+            Acc *p = rowtot + (y * strips + s) * ch + c;
+            Acc t = *p;
+            *p = run;
+            run += t;
+        }
+    }
+}
+
+/* Inclusive prefix sums over one strip of this thread's PIX values per
+ * channel (in place), each plus base; returns the strip's totals in all.
+ * Contains the barriers of block_excl_scan. */
+template <class Acc, int CH>
+__device__ __forceinline__ void sat_strip_prefix(Acc (&t)[PIX][CH],
+                                                 const Acc (&base)[CH],
+                                                 Acc (&all)[CH], Acc *sm)
+{
+    Acc tot[CH], excl[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        tot[c] = 0;
+#pragma unroll
+        for (int j = 0; j < PIX; j++) {
+            tot[c] += t[j][c];
+            t[j][c] = tot[c];
+        }
+    }
+    block_excl_scan<Acc, CH>(tot, excl, all, sm);
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            t[j][c] += base[c] + excl[c];
+}
+
+/* Step 2b: inclusive prefix sums along each band's row (in place, one
+ * block per band): the table row just above the band. */
+template <class Acc, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_carry_rows_kernel(Acc *colsum, u64 width)
+{
+    __shared__ Acc sm[WARPS * CH];
+    Acc *row = colsum + blockIdx.x * width * CH;
+    Acc carry[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        carry[c] = 0;
+    for (u64 base = 0; base < width; base += STRIP) {
+        const u64 px0 = base + threadIdx.x * PIX;
+        Acc t[PIX][CH], all[CH];
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                t[j][c] = px0 + j < width ? row[(px0 + j) * CH + c] : Acc(0);
+        sat_strip_prefix<Acc, CH>(t, carry, all, sm);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+            if (px0 + j < width)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    row[(px0 + j) * CH + c] = t[j][c];
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            carry[c] += all[c];
+    }
+}
+
+/* Stores this thread's table entries of one row: pixel px0 + j goes to
+ * column px0 + j + pad. With vec (the table's data and pitch are 16-byte
+ * aligned) whole 16-byte pieces are written: in the default layout (pad 1)
+ * a thread writes columns px0 .. px0 + 3, the first one its left
+ * neighbour's last pixel (shuffled over); lane 0 has no neighbour in the
+ * warp and writes its own pixels one by one, lane 31 its last one. */
+template <class Tab, class Acc, int CH>
+__device__ __forceinline__ void store_row(Tab *orow, u64 px0, u64 w, int pad,
+                                          bool vec, const Acc (&acc)[PIX][CH])
+{
+    const int lane = threadIdx.x & 31;
+    Acc prev[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        prev[c] = shfl_up(acc[PIX - 1][c], 1);
+    const bool has_prev = pad && lane != 0;
+    const u64 first = px0; /* first column written (pad 1: a neighbour's pixel) */
+    const u64 last_px = pad ? px0 + PIX - 2 : px0 + PIX - 1; /* pixel */
+    if (vec && (has_prev || !pad) && last_px < w) {
+        Tab v[PIX * CH];
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                v[j * CH + c] = (Tab)(pad ? (j == 0 ? prev[c] : acc[j - 1][c])
+                                          : acc[j][c]);
+        constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
+        uint4 q[Q];
+        memcpy(q, v, sizeof v);
+        uint4 *dst = reinterpret_cast<uint4 *>(orow + first * CH);
+#pragma unroll
+        for (int i = 0; i < Q; i++)
+            dst[i] = q[i];
+    } else {
+        if (has_prev && px0 - 1 < w)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                orow[px0 * CH + c] = (Tab)prev[c];
+#pragma unroll
+        for (int j = 0; j < PIX - pad; j++)
+            if (px0 + j < w)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+    }
+    /* The last pixel in the default layout: the next lane writes it as its
+     * neighbour's, except across warps. */
+    if (pad && lane == 31 && px0 + PIX - 1 < w)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            orow[(px0 + PIX) * CH + c] = (Tab)acc[PIX - 1][c];
+}
+
+/* Writes one tile's table rows y0 .. y1 - 1 (strip s; this thread's
+ * pixels from px0). acc holds, per pixel, the table row just above the
+ * band; strip_carry(y, c) is what row y's pixels left of the strip add up
+ * to. pad: 1 for the default layout (zero first row and column, written
+ * here), 0 for the inclusive one. sm: WARPS * CH * 4 values. */
+template <class Src, class Acc, class Tab, int CH, class Carry>
+__device__ __forceinline__ void sat_tile_rows(const img_in &in,
+                                              const img_out &tab, int pad,
+                                              const term_args &ta, u64 s,
+                                              u64 px0, u64 y0, u64 y1,
+                                              Acc (&acc)[PIX][CH],
+                                              Carry strip_carry, Acc *sm)
+{
+    if (pad && y0 == 0) {
+        Tab *r0 = reinterpret_cast<Tab *>(tab.data);
+        for (int j = 0; j < PIX; j++)
+            if (px0 + j < in.width)
+                for (int c = 0; c < CH; c++)
+                    r0[(px0 + j + 1) * CH + c] = Tab(0);
+        if (s == 0 && threadIdx.x == 0)
+            for (int c = 0; c < CH; c++)
+                r0[c] = Tab(0);
+    }
+    /* G rows loaded at once, all of them in one block scan (one pair of
+     * barriers for G rows). */
+    constexpr int G = rows_ahead<Src, CH>::SUB;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+        Acc scv[G][CH];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1) {
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    scv[r][c] = strip_carry(yg + r, c);
+            }
+        Acc t[G][PIX][CH], tot[G * CH], excl[G * CH], all[G * CH];
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            if (yg + r < y1)
+                chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off,
+                                          t[r]);
+            else
+#pragma unroll
+                for (int j = 0; j < PIX; j++)
+#pragma unroll
+                    for (int c = 0; c < CH; c++)
+                        t[r][j][c] = 0;
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc run = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    run += t[r][j][c];
+                    t[r][j][c] = run;
+                }
+                tot[r * CH + c] = run;
+            }
+        }
+        block_excl_scan<Acc, G * CH>(tot, excl, all, sm);
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            const u64 y = yg + r;
+            if (y >= y1)
+                break; /* uniform across the block */
+            Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc base = scv[r][c] + excl[r * CH + c];
+#pragma unroll
+                for (int j = 0; j < PIX; j++)
+                    acc[j][c] += base + t[r][j][c];
+            }
+            store_row<Tab, Acc, CH>(orow, px0, in.width, pad, ta.store_vec, acc);
+            if (pad && s == 0 && threadIdx.x == 0)
+                for (int c = 0; c < CH; c++)
+                    orow[c] = Tab(0);
+        }
+    }
+}
+
+/* Step 3. carry_rows: [bands][width * CH] (step 2b); strip_carry:
+ * [height][strips][CH] (step 2a'). */
+template <class Src, class Acc, class Tab, int CH>
+__global__ void __launch_bounds__(THREADS)
+    sat_final_kernel(img_in in, img_out tab, int pad, sat_geom g,
+                     term_args ta, const Acc *carry_rows,
+                     const Acc *strip_carry)
+{
+    __shared__ Acc sm[WARPS * CH * 4];
+    const u64 s = blockIdx.x, b = blockIdx.y;
+    const u64 px0 = s * STRIP + threadIdx.x * PIX;
+    const u64 y0 = b * g.band_rows;
+    const u64 y1 = min(in.height, y0 + g.band_rows);
+    Acc acc[PIX][CH];
+    const Acc *cr = carry_rows + b * in.width * CH;
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            acc[j][c] = px0 + j < in.width ? cr[(px0 + j) * CH + c] : Acc(0);
+    sat_tile_rows<Src, Acc, Tab, CH>(
+        in, tab, pad, ta, s, px0, y0, y1, acc,
+        [&](u64 y, int c) { return strip_carry[(y * g.strips + s) * CH + c]; },
+        sm);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One pass (integer accumulators)                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Look-back state of the one-pass table, per tile t = band * strips +
+ * strip (status words zeroed before the launch, with the tile counter):
+ *   hst[t], hagg/hinc[t][MAX_BAND * CH]: the tile's row totals, and those
+ *     plus everything left of it in the band (per row);
+ *   vst[t], vagg/vinc[t][STRIP * CH]: the tile's column totals, and those
+ *     plus everything above it in the strip (per column);
+ *   wagg/winc[t][CH]: what the band's rows left of the tile add up to,
+ *     and that plus the same for every band above: the block of the image
+ *     above and left of the tile, once the bands above are added. */
+template <class Acc>
+struct sat_lb {
+    u32 *counter, *hst, *vst;
+    Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
+};
+
+constexpr u32 SAT_AGG = 1, SAT_INC = 2;
+
+/* Decoupled look-back of one warp (all lanes call; warp-uniform n):
+ * pred(k) is the tile k + 1 steps back, for k < n; add(p, inc) adds tile
+ * p's values, its inclusive ones when inc. Lane k reads the status of
+ * pred(base + k), so a window of 32 predecessors costs one round trip:
+ * up to the nearest inclusive one, all must have published (else read
+ * again); their values are then added nearest first. Tile values are
+ * read with __ldcg only: they were written by other multiprocessors after
+ * this one may have cached the lines in L1. */
+template <class Pred, class Add>
+__device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
+                                             Add add)
+{
+    const int lane = threadIdx.x & 31;
+    for (u64 base = 0; base < n; base += 32) {
+        u32 v;
+        int last;
+        for (;;) {
+            /* Past the first tile of the band or strip: nothing to add,
+             * which ends the look-back like an inclusive value. */
+            v = base + lane < n ? parsum_k::ld_status(st + pred(base + lane))
+                                : SAT_INC;
+            const unsigned inc = __ballot_sync(0xffffffffu, v == SAT_INC);
+            const unsigned none = __ballot_sync(0xffffffffu, v == 0u);
+            last = __ffs(inc) - 1;
+            const unsigned need =
+                last < 0 || last == 31 ? 0xffffffffu : (2u << last) - 1u;
+            if ((none & need) == 0u)
+                break;
+        }
+        parsum_k::fence_gpu();
+        const int cnt = last < 0 ? 32 : last + 1;
+#pragma unroll 4
+        for (int j = 0; j < cnt; j++) {
+            const u32 vj = __shfl_sync(0xffffffffu, v, j);
+            if (base + j < n)
+                add(pred(base + j), vj == SAT_INC);
+        }
+        if (last >= 0)
+            return;
+    }
+}
+
+/* Makes this block's stores before the call visible, then sets status v
+ * of tile t (one thread). Contains a barrier. */
+__device__ __forceinline__ void sat_post(u32 *st, u64 t, u32 v)
+{
+    parsum_k::fence_gpu();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        parsum_k::st_status(st + t, v);
+}
+
+/* The exclusive sums along the band of the tile's row totals (threads i <
+ * MAX_BAND * CH, whole warps, each own one; rt: the tile's own).
+ * Publishes the inclusive ones. */
+template <class Acc, int CH>
+__device__ __forceinline__ Acc sat_lookback_rows(const sat_lb<Acc> &lb,
+                                                 u64 tile, u64 s, Acc rt)
+{
+    constexpr int NH = MAX_BAND * CH;
+    const int i = threadIdx.x;
+    Acc x = 0;
+    if (i < NH) {
+        sat_lookback(
+            lb.hst, s, [&](u64 k) { return tile - 1 - k; },
+            [&](u64 p, bool inc) {
+                x += __ldcg((inc ? lb.hinc : lb.hagg) + p * NH + i);
+            });
+        lb.hinc[tile * NH + i] = x + rt;
+    }
+    sat_post(lb.hst, tile, SAT_INC);
+    return x;
+}
+
+/* The exclusive sums down the strip of the tile's column totals col and
+ * of w (the same per channel), into vx and wx; publishes the inclusive
+ * ones. */
+template <class Acc, int CH>
+__device__ __forceinline__ void sat_lookback_cols(const sat_lb<Acc> &lb,
+                                                  u64 tile, u64 b, u64 strips,
+                                                  const Acc (&col)[PIX][CH],
+                                                  const Acc (&w)[CH],
+                                                  Acc (&vx)[PIX][CH],
+                                                  Acc (&wx)[CH])
+{
+    constexpr int NV = STRIP * CH;
+    const u64 me = threadIdx.x * PIX * CH;
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        wx[c] = 0;
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+            vx[j][c] = 0;
+    }
+    sat_lookback(
+        lb.vst, b, [&](u64 k) { return tile - (k + 1) * strips; },
+        [&](u64 p, bool inc) {
+            const Acc *vs = (inc ? lb.vinc : lb.vagg) + p * NV + me;
+            const Acc *ws = (inc ? lb.winc : lb.wagg) + p * CH;
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                wx[c] += __ldcg(ws + c);
+#pragma unroll
+                for (int j = 0; j < PIX; j++)
+                    vx[j][c] += __ldcg(vs + j * CH + c);
+            }
+        });
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            lb.vinc[tile * NV + me + j * CH + c] = vx[j][c] + col[j][c];
+    if (threadIdx.x < CH)
+        lb.winc[tile * CH + threadIdx.x] = wx[threadIdx.x] + w[threadIdx.x];
+    sat_post(lb.vst, tile, SAT_INC);
+}
+
+/* Inclusive sum over the warp's lanes (lower lanes first). */
+template <class Acc>
+__device__ __forceinline__ Acc warp_incl_scan(Acc v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        Acc o = shfl_up(v, d);
+        if (lane >= d)
+            v += o;
+    }
+    return v;
+}
+
+/* sat_tile_rows without block scans: each warp writes its own 128 pixels
+ * of every row, starting from rc[r][warp], what row y0 + r adds up to
+ * left of the warp's pixels (strip carry plus the warps before it), so
+ * warps never wait for each other and keep G rows of loads in flight. */
+template <class Src, class Acc, class Tab, int CH>
+__device__ __forceinline__ void sat_tile_rows_warp(const img_in &in,
+                                                   const img_out &tab, int pad,
+                                                   const term_args &ta, u64 s,
+                                                   u64 px0, u64 y0, u64 y1,
+                                                   Acc (&acc)[PIX][CH],
+                                                   Acc (*rc)[WARPS][CH])
+{
+    const int warp = threadIdx.x >> 5;
+    if (pad && y0 == 0) {
+        Tab *r0 = reinterpret_cast<Tab *>(tab.data);
+        for (int j = 0; j < PIX; j++)
+            if (px0 + j < in.width)
+                for (int c = 0; c < CH; c++)
+                    r0[(px0 + j + 1) * CH + c] = Tab(0);
+        if (s == 0 && threadIdx.x == 0)
+            for (int c = 0; c < CH; c++)
+                r0[c] = Tab(0);
+    }
+    constexpr int G = rows_ahead<Src, CH>::value;
+    for (u64 yg = y0; yg < y1; yg += G) {
+        chunk<Src, CH> raw[G];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (yg + r < y1)
+                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
+                                    in.width, ta.align, raw[r]);
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            const u64 y = yg + r;
+            if (y >= y1)
+                break; /* uniform across the block */
+            Acc t[PIX][CH];
+            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc run = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    run += t[j][c];
+                    t[j][c] = run;
+                }
+                Acc base = rc[y - y0][warp][c] + (warp_incl_scan(run) - run);
+#pragma unroll
+                for (int j = 0; j < PIX; j++)
+                    acc[j][c] += base + t[j][c];
+            }
+            Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+            store_row<Tab, Acc, CH>(orow, px0, in.width, pad, ta.store_vec, acc);
+            if (pad && s == 0 && threadIdx.x == 0)
+                for (int c = 0; c < CH; c++)
+                    orow[c] = Tab(0);
+        }
+    }
+}
+
+/* The whole table in one pass (integer accumulators; see the top). */
+template <class Src, class Acc, class Tab, int CH>
+__global__ void __launch_bounds__(THREADS, sizeof(Acc) * CH <= 4 ? 4 : 1)
+    sat_onepass_kernel(img_in in, img_out tab, int pad, sat_geom g,
+                       term_args ta, sat_lb<Acc> lb)
+{
+    __shared__ Acc part[MAX_BAND][WARPS][CH];
+    __shared__ Acc hx[MAX_BAND * CH]; /* row carries from the left */
+    __shared__ Acc sm[WARPS * CH];
+    __shared__ u32 s_tile;
+    constexpr int NH = MAX_BAND * CH, NV = STRIP * CH;
+    const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
+    const u64 b = tile / g.strips, s = tile % g.strips;
+    const u64 px0 = s * STRIP + threadIdx.x * PIX;
+    const u64 y0 = b * g.band_rows;
+    const u64 y1 = min(in.height, y0 + g.band_rows);
+    const u64 me = threadIdx.x * PIX * CH;
+    const int i = threadIdx.x;
+
+    Acc col[PIX][CH];
+    sat_tile_sums<Src, Acc, CH, rows_ahead<Src, CH>::deep>(in, ta, px0, y0,
+                                                           y1, col, part);
+    __syncthreads();
+    /* Row totals first: the next tile of the band waits for them. */
+    Acc rt = 0;
+    if (i < NH) {
+        rt = (u64)(i / CH) < y1 - y0 ? sat_row_total<Acc, CH>(part, i / CH, i % CH)
+                                     : Acc(0);
+        lb.hagg[tile * NH + i] = rt;
+    }
+    if (s > 0)
+        sat_post(lb.hst, tile, SAT_AGG);
+    const Acc x = sat_lookback_rows<Acc, CH>(lb, tile, s, rt);
+    if (i < NH) {
+        hx[i] = x;
+        /* part becomes the row carries of sat_tile_rows_warp. */
+        Acc run = x;
+        for (int w = 0; w < WARPS; w++) {
+            Acc p = part[i / CH][w][i % CH];
+            part[i / CH][w][i % CH] = run;
+            run += p;
+        }
+    }
+    __syncthreads();
+    Acc w[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        w[c] = 0;
+        for (u64 r = 0; r < y1 - y0; r++)
+            w[c] += hx[r * CH + c];
+    }
+    /* Column totals and w: the tile below waits for them. */
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            lb.vagg[tile * NV + me + j * CH + c] = col[j][c];
+    if (i < CH)
+        lb.wagg[tile * CH + i] = w[i];
+    if (b > 0)
+        sat_post(lb.vst, tile, SAT_AGG);
+    Acc vx[PIX][CH], wx[CH], all[CH];
+    sat_lookback_cols<Acc, CH>(lb, tile, b, g.strips, col, w, vx, wx);
+    /* The table row above the band: the block above-left (wx) plus the
+     * strip's column sums above the band, summed along the strip. */
+    sat_strip_prefix<Acc, CH>(vx, wx, all, sm);
+    sat_tile_rows_warp<Src, Acc, Tab, CH>(in, tab, pad, ta, s, px0, y0, y1,
+                                          vx, part);
+}
+
+} /* namespace parsum_img */
+
+#endif
