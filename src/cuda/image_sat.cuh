@@ -11,7 +11,11 @@
  * The image is read from memory once and the table written once; the
  * look-back vectors stay in L2. Sums modulo 2^bits are exactly
  * associative, so the timing-dependent grouping of the classic look-back
- * cannot change a bit of the result.
+ * cannot change a bit of the result. The rows are written warp by warp
+ * with no barrier (each warp's row carries come from the row totals of
+ * the first pass) and with aligned 16-byte stores that need no shuffle:
+ * the entry left of a thread's first pixel is its own first entry less
+ * the column sum it keeps (store_row_own).
  *
  * Float tables (float64 accumulators) need a grouping that is a function
  * of the image size only, so they take three steps:
@@ -558,19 +562,116 @@ __device__ __forceinline__ Acc warp_incl_scan(Acc v)
     return v;
 }
 
+/* One table row of this thread from sat_tile_rows_warp: acc[j] is pixel
+ * px0 + j's entry, before = the entry left of px0 (0 at the left edge).
+ * A full chunk is stored as one aligned piece per 16 bytes without any
+ * shuffle: in the default layout (pad 1) the thread writes columns px0 ..
+ * px0 + PIX - 1, i.e. before and its first PIX - 1 pixels, and the last
+ * pixel of the row is written by its owner once more; otherwise (partial
+ * chunk, unaligned table) pixel by pixel. */
+template <class Tab, class Acc, int CH>
+__device__ __forceinline__ void store_row_own(Tab *orow, u64 px0, u64 w,
+                                              int pad, bool vec,
+                                              const Acc (&acc)[PIX][CH],
+                                              const Acc (&before)[CH])
+{
+    if (vec && px0 + PIX <= w) {
+        Tab v[PIX * CH];
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                v[j * CH + c] = (Tab)(pad ? (j == 0 ? before[c] : acc[j - 1][c])
+                                          : acc[j][c]);
+        constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
+        uint4 q[Q];
+        memcpy(q, v, sizeof v);
+        uint4 *dst = reinterpret_cast<uint4 *>(orow + px0 * CH);
+#pragma unroll
+        for (int i = 0; i < Q; i++)
+            dst[i] = q[i];
+        if (pad && px0 + PIX == w)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                orow[w * CH + c] = (Tab)acc[PIX - 1][c];
+        return;
+    }
+    if (pad && px0 < w)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            orow[px0 * CH + c] = (Tab)before[c];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+        if (px0 + j < w && (pad == 0 || j + 1 < PIX || px0 + PIX == w))
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                orow[(px0 + j + pad) * CH + c] = (Tab)acc[j][c];
+}
+
+/* G rows of sat_tile_rows_warp (FULL: all of them below y1, so no row
+ * check breaks the unrolled loop and the compiler may overlap the rows'
+ * independent work). */
+template <bool FULL, class Src, class Acc, class Tab, int CH>
+__device__ __forceinline__ void sat_rows_group(const img_in &in,
+                                               const img_out &tab, int pad,
+                                               const term_args &ta, u64 px0,
+                                               u64 y0, u64 yg, u64 y1,
+                                               Acc (&acc)[PIX][CH],
+                                               Acc (&colc)[CH],
+                                               Acc (*rc)[WARPS][CH])
+{
+    constexpr int G = rows_ahead<Src, CH>::value;
+    const int warp = threadIdx.x >> 5;
+    chunk<Src, CH> raw[G];
+#pragma unroll
+    for (int r = 0; r < G; r++)
+        if (FULL || yg + r < y1)
+            load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0, in.width,
+                                ta.align, raw[r]);
+#pragma unroll
+    for (int r = 0; r < G; r++) {
+        const u64 y = yg + r;
+        if (!FULL && y >= y1)
+            break; /* uniform across the block */
+        Acc t[PIX][CH], before[CH];
+        chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            colc[c] += t[0][c];
+            Acc run = 0;
+#pragma unroll
+            for (int j = 0; j < PIX; j++) {
+                run += t[j][c];
+                t[j][c] = run;
+            }
+            Acc base = rc[y - y0][warp][c] + (warp_incl_scan(run) - run);
+#pragma unroll
+            for (int j = 0; j < PIX; j++)
+                acc[j][c] += base + t[j][c];
+            before[c] = acc[0][c] - colc[c];
+        }
+        Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
+        store_row_own<Tab, Acc, CH>(orow, px0, in.width, pad, ta.store_vec,
+                                    acc, before);
+    }
+}
+
 /* sat_tile_rows without block scans: each warp writes its own 128 pixels
  * of every row, starting from rc[r][warp], what row y0 + r adds up to
  * left of the warp's pixels (strip carry plus the warps before it), so
- * warps never wait for each other and keep G rows of loads in flight. */
+ * warps never wait for each other and keep G rows of loads in flight.
+ * colc follows the column of px0 (its sum from the top of the image):
+ * acc[0] less it is the entry left of px0, which the aligned stores
+ * need (store_row_own). */
 template <class Src, class Acc, class Tab, int CH>
 __device__ __forceinline__ void sat_tile_rows_warp(const img_in &in,
                                                    const img_out &tab, int pad,
                                                    const term_args &ta, u64 s,
                                                    u64 px0, u64 y0, u64 y1,
                                                    Acc (&acc)[PIX][CH],
+                                                   Acc (&colc)[CH],
                                                    Acc (*rc)[WARPS][CH])
 {
-    const int warp = threadIdx.x >> 5;
     if (pad && y0 == 0) {
         Tab *r0 = reinterpret_cast<Tab *>(tab.data);
         for (int j = 0; j < PIX; j++)
@@ -583,44 +684,18 @@ __device__ __forceinline__ void sat_tile_rows_warp(const img_in &in,
     }
     constexpr int G = rows_ahead<Src, CH>::value;
     for (u64 yg = y0; yg < y1; yg += G) {
-        chunk<Src, CH> raw[G];
-#pragma unroll
-        for (int r = 0; r < G; r++)
-            if (yg + r < y1)
-                load_chunk<Src, CH>(in.data + (yg + r) * in.pitch, px0,
-                                    in.width, ta.align, raw[r]);
-#pragma unroll
-        for (int r = 0; r < G; r++) {
-            const u64 y = yg + r;
-            if (y >= y1)
-                break; /* uniform across the block */
-            Acc t[PIX][CH];
-            chunk_terms<Src, Acc, CH>(raw[r], px0, in.width, ta.sq, ta.off, t);
-#pragma unroll
-            for (int c = 0; c < CH; c++) {
-                Acc run = 0;
-#pragma unroll
-                for (int j = 0; j < PIX; j++) {
-                    run += t[j][c];
-                    t[j][c] = run;
-                }
-                Acc base = rc[y - y0][warp][c] + (warp_incl_scan(run) - run);
-#pragma unroll
-                for (int j = 0; j < PIX; j++)
-                    acc[j][c] += base + t[j][c];
-            }
-            Tab *orow = reinterpret_cast<Tab *>(tab.data + (y + pad) * tab.pitch);
-            store_row<Tab, Acc, CH>(orow, px0, in.width, pad, ta.store_vec, acc);
-            if (pad && s == 0 && threadIdx.x == 0)
-                for (int c = 0; c < CH; c++)
-                    orow[c] = Tab(0);
-        }
+        if (yg + G <= y1)
+            sat_rows_group<true, Src, Acc, Tab, CH>(in, tab, pad, ta, px0, y0,
+                                                    yg, y1, acc, colc, rc);
+        else
+            sat_rows_group<false, Src, Acc, Tab, CH>(in, tab, pad, ta, px0, y0,
+                                                     yg, y1, acc, colc, rc);
     }
 }
 
 /* The whole table in one pass (integer accumulators; see the top). */
 template <class Src, class Acc, class Tab, int CH>
-__global__ void __launch_bounds__(THREADS, sizeof(Acc) * CH <= 4 ? 4 : 1)
+__global__ void __launch_bounds__(THREADS, sizeof(Acc) * CH <= 4 ? 2 : 1)
     sat_onepass_kernel(img_in in, img_out tab, int pad, sat_geom g,
                        term_args ta, sat_lb<Acc> lb)
 {
@@ -683,9 +758,13 @@ __global__ void __launch_bounds__(THREADS, sizeof(Acc) * CH <= 4 ? 4 : 1)
     sat_lookback_cols<Acc, CH>(lb, tile, b, g.strips, col, w, vx, wx);
     /* The table row above the band: the block above-left (wx) plus the
      * strip's column sums above the band, summed along the strip. */
+    Acc colc[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        colc[c] = vx[0][c];
     sat_strip_prefix<Acc, CH>(vx, wx, all, sm);
     sat_tile_rows_warp<Src, Acc, Tab, CH>(in, tab, pad, ta, s, px0, y0, y1,
-                                          vx, part);
+                                          vx, colc, part);
 }
 
 } /* namespace parsum_img */
