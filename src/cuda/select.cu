@@ -16,7 +16,7 @@
  */
 #include "cuda_internal.h"
 
-#include "select_kernels.cuh"
+#include "select_tile.cuh"
 
 #include <string.h>
 
@@ -102,10 +102,72 @@ size_t pass_state_bytes(u64 tiles)
     return 64 + 16 * tiles;
 }
 
-/* Runs select_kernel with G groups over ka (n, keys, selectors, outputs
- * set; state and counts filled here). totals: 2 u64 of device scratch that
+/* The selector reads the keys (a predicate, a run boundary). */
+bool reads_keys(const parsum_k::sel_desc &s)
+{
+    return s.kind == parsum_k::SK_PRED || s.kind >= parsum_k::SK_HEAD;
+}
+
+typedef void (*tile_fn)(parsum_k::select_kargs);
+
+template <int KS>
+void tile_kernels_of(int G, tile_fn *k, count_fn *cnt)
+{
+    *k = G == 1 ? parsum_k::select_tile_kernel<KS, 1>
+                : parsum_k::select_tile_kernel<KS, 2>;
+    *cnt = parsum_k::select_tile_count_kernel<KS>;
+}
+
+/* Runs select_tile_kernel (G = 1 or 2) with keys of ks bytes in
+ * registers (0: none); arguments as run_pass. */
+parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
+                            int G, int ks, void *state, u64 *totals)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 tile = parsum_k::st_tile(ks);
+    const u64 tiles = (ka.n + tile - 1) / tile;
+    tile_fn k;
+    count_fn cnt;
+    switch (ks) {
+    case 1: tile_kernels_of<1>(G, &k, &cnt); break;
+    case 2: tile_kernels_of<2>(G, &k, &cnt); break;
+    case 4: tile_kernels_of<4>(G, &k, &cnt); break;
+    case 8: tile_kernels_of<8>(G, &k, &cnt); break;
+    default: tile_kernels_of<0>(G, &k, &cnt); break;
+    }
+    ka.num_tiles = (u32)tiles;
+    ka.counter = static_cast<u32 *>(state);
+    ka.desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
+                                      64);
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, pass_state_bytes(tiles),
+                                         st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
+                                         st->stream));
+    if (G == 2) {
+        cnt<<<aux_grid(ctx, tiles, 1), parsum_k::ST_BLOCK, 0, st->stream>>>(
+            ka, totals);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        ka.totals = totals;
+    } else {
+        ka.count_out = totals;
+    }
+    /* Resident blocks only: each claims tiles until none is left. */
+    int per_sm = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_sm, k, parsum_k::ST_BLOCK, 0));
+    u64 grid = (u64)(per_sm > 0 ? per_sm : 1) * (u64)st->sm_count;
+    if (grid > tiles)
+        grid = tiles;
+    k<<<(unsigned)grid, parsum_k::ST_BLOCK, 0, st->stream>>>(ka);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+/* Runs the pass of G groups over ka (n, keys, selectors, outputs set;
+ * state and counts filled here). totals: 2 u64 of device scratch that
  * receive the group totals (G >= 2) or, in totals[0], the selected count
- * (G == 1). state: pass_state_bytes of device scratch. */
+ * (G == 1). state: pass_state_bytes of device scratch for SEL_TILE tiles
+ * (select_tile_kernel's tiles are no smaller). */
 parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
                        void *state, u64 *totals)
 {
@@ -115,8 +177,21 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %llu needs more than 2^31 - 1 tiles",
                             st->api, (unsigned long long)ka.n);
-    /* Keys loaded into registers (select_kernel's KS): for a predicate,
-     * and for run boundaries of single-word keys. */
+    /* select_tile_kernel: one or two groups; keys in registers when they
+     * are one aligned word (needed by a predicate or run boundary, or
+     * staged for the output); other keys only as flags' payload. */
+    const bool word_keys = ka.keys != NULL && ka.key_word == ka.key_size &&
+                           (ka.key_size == 1 || ka.key_size == 2 ||
+                            ka.key_size == 4 || ka.key_size == 8);
+    if (G <= 2 && (word_keys || !reads_keys(ka.s0))) {
+        const bool in_regs =
+            word_keys && (reads_keys(ka.s0) || ka.keys_out != NULL);
+        return run_tile_pass(ctx, ka, G, in_regs ? (int)ka.key_size : 0,
+                             state, totals);
+    }
+    /* select_kernel: the three-way partition, and run boundaries of keys
+     * of several words. Keys loaded into registers (its KS): for a
+     * predicate, and for run boundaries of single-word keys. */
     int ks = 0;
     if (ka.s0.kind == parsum_k::SK_PRED ||
         (G == 3 && ka.s1.kind == parsum_k::SK_PRED))
