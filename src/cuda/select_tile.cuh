@@ -61,10 +61,11 @@ __host__ __device__ constexpr u32 st_tile(int ks)
 {
     return (u32)ST_BLOCK * (u32)st_rows(ks) * (u32)st_vec(ks);
 }
-/* Shared staging: the tile's keys, or its u16 map. */
+/* Shared staging: the tile's keys (and up to 3 vectors of alignment
+ * gaps, see st_write), or its u16 map. */
 __host__ __device__ constexpr u32 st_buf_bytes(int ks)
 {
-    return st_tile(ks) * (u32)(ks > 2 ? ks : 2);
+    return st_tile(ks) * (u32)(ks > 2 ? ks : 2) + 64u;
 }
 
 /* One tile in the registers of its block. */
@@ -348,6 +349,31 @@ __device__ __forceinline__ u32 st_pos(const st_tile_t<KS> &t, const L &lay,
     return n0 + (lay.offset(r) + (u32)v - below);
 }
 
+/* out[g0 + i] = sk[s0 + i] for i < cnt, where out + g0 - s0 % V is
+ * 16-byte aligned: whole vectors with one 16-byte store, the partial
+ * vectors at either end element by element. */
+template <class U, int V>
+__device__ __forceinline__ void st_store_run(U *out, const U *sk, u32 s0,
+                                             u32 cnt, u64 g0)
+{
+    const u32 end = s0 + cnt;
+    const u32 q1 = (end + (u32)V - 1u) / (u32)V;
+    for (u32 q = s0 / (u32)V + threadIdx.x; q < q1; q += ST_BLOCK) {
+        const u32 lo = q * (u32)V;
+        if (lo >= s0 && lo + (u32)V <= end) {
+            *reinterpret_cast<vec16 *>(out + g0 + (lo - s0)) =
+                *reinterpret_cast<const vec16 *>(sk + lo);
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const u32 p = lo + (u32)v;
+                if (p >= s0 && p < end)
+                    out[g0 + (p - s0)] = sk[p];
+            }
+        }
+    }
+}
+
 /* Writes tile t (loaded by st_load_eval, offsets and warp totals in
  * s_wtot) once its group-0 prefix x0 is known. Ends after its last read
  * of shared memory, without a barrier. */
@@ -373,18 +399,28 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
 
     bool staged = false;
     if (KS > 0 && a.keys_out != nullptr) {
+        /* Staging slots: group 0 from sh0, the rest from s1, each start
+         * congruent (mod V) to its destination's place in a 16-byte
+         * vector, so that the slots of one vector of shared memory map
+         * onto one aligned vector of the output. */
         U *sk = reinterpret_cast<U *>(s_buf);
+        const u32 ow = (u32)(((u64)a.keys_out / (u64)KS) % (u64)V);
+        const u32 sh0 = (u32)((ow + x0) % (u64)V);
+        const u32 s1 = (sh0 + n0 + (u32)V - 1u) / (u32)V * (u32)V +
+                       (u32)((ow + dest.r0) % (u64)V);
 #pragma unroll
         for (int r = 0; r < R; ++r)
 #pragma unroll
             for (int v = 0; v < V; ++v)
-                if ((items >> (r * V + v)) & 1u)
-                    sk[st_pos<KS>(t, lay, wp, n0, r, v)] = t.y[r][v];
+                if ((items >> (r * V + v)) & 1u) {
+                    const u32 j = st_pos<KS>(t, lay, wp, n0, r, v);
+                    sk[j < n0 ? sh0 + j : s1 + (j - n0)] = t.y[r][v];
+                }
         __syncthreads();
         U *out = static_cast<U *>(a.keys_out);
-#pragma unroll 4
-        for (u32 j = (u32)tid; j < cnt; j += ST_BLOCK)
-            out[dest(j)] = sk[j];
+        st_store_run<U, V>(out, sk, sh0, n0, x0);
+        if (G == 2)
+            st_store_run<U, V>(out, sk, s1, cnt - n0, dest.r0);
         staged = true;
     }
     const bool gather_keys = KS == 0 && a.keys_out != nullptr;
@@ -512,7 +548,7 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
  * their sum added to totals[0] (zeroed before). Tiles grid-stride. Keys
  * are loaded only for a selector that reads them. */
 template <int KS>
-__global__ void __launch_bounds__(ST_BLOCK)
+__global__ void __launch_bounds__(ST_BLOCK, 4)
     select_tile_count_kernel(select_kargs a, u64 *totals)
 {
     constexpr int R = st_tile_t<KS>::R;
