@@ -91,6 +91,11 @@ struct select_kargs {
     u64 *count_out;    /* G == 1: the selected count (device) */
     u32 *counter;      /* tile counter and look-back descriptors, zeroed */
     u32 *desc;
+    /* select_tile_kernel, run starts only: idx_out receives run lengths
+     * (a tile's last run: its start), and run_first[2c], [2c + 1] the
+     * rank and start of tile c's first run (rank ~0: none); NULL
+     * otherwise. */
+    u64 *run_first;
 };
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)

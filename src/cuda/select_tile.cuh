@@ -437,9 +437,20 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
                 map[st_pos<KS>(t, lay, wp, n0, r, v)] =
                     (unsigned short)(lay.offset(r) + (u32)v);
     __syncthreads();
-    if (a.idx_out != nullptr)
+    if (G == 1 && a.run_first != nullptr) {
+        /* Run lengths from the next start in the tile; the tile's last
+         * run gets its start, finished by run_fix_kernel. */
+        for (u32 j = (u32)tid; j < cnt; j += ST_BLOCK)
+            a.idx_out[x0 + j] = j + 1u < cnt ? (u64)(map[j + 1u] - map[j])
+                                             : base + map[j];
+        if (tid == 0) {
+            a.run_first[2u * t.c] = cnt > 0u ? x0 : ~0ull;
+            a.run_first[2u * t.c + 1u] = cnt > 0u ? base + map[0] : 0u;
+        }
+    } else if (a.idx_out != nullptr) {
         for (u32 j = (u32)tid; j < cnt; j += ST_BLOCK)
             a.idx_out[dest(j)] = base + map[j];
+    }
     if (gather_keys)
         st_gather(a.keys, a.keys_out, a.key_size, a.key_word, base, map, cnt,
                   dest);
