@@ -398,30 +398,32 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
     const int tid = (int)threadIdx.x;
 
     bool staged = false;
-    if (KS > 0 && a.keys_out != nullptr) {
-        /* Staging slots: group 0 from sh0, the rest from s1, each start
-         * congruent (mod V) to its destination's place in a 16-byte
-         * vector, so that the slots of one vector of shared memory map
-         * onto one aligned vector of the output. */
-        U *sk = reinterpret_cast<U *>(s_buf);
-        const u32 ow = (u32)(((u64)a.keys_out / (u64)KS) % (u64)V);
-        const u32 sh0 = (u32)((ow + x0) % (u64)V);
-        const u32 s1 = (sh0 + n0 + (u32)V - 1u) / (u32)V * (u32)V +
-                       (u32)((ow + dest.r0) % (u64)V);
+    if constexpr (KS > 0) {
+        if (a.keys_out != nullptr) {
+            /* Staging slots: group 0 from sh0, the rest from s1, each start
+             * congruent (mod V) to its destination's place in a 16-byte
+             * vector, so that the slots of one vector of shared memory map
+             * onto one aligned vector of the output. */
+            U *sk = reinterpret_cast<U *>(s_buf);
+            const u32 ow = (u32)(((u64)a.keys_out / (u64)KS) % (u64)V);
+            const u32 sh0 = (u32)((ow + x0) % (u64)V);
+            const u32 s1 = (sh0 + n0 + (u32)V - 1u) / (u32)V * (u32)V +
+                           (u32)((ow + dest.r0) % (u64)V);
 #pragma unroll
-        for (int r = 0; r < R; ++r)
+            for (int r = 0; r < R; ++r)
 #pragma unroll
-            for (int v = 0; v < V; ++v)
-                if ((items >> (r * V + v)) & 1u) {
-                    const u32 j = st_pos<KS>(t, lay, wp, n0, r, v);
-                    sk[j < n0 ? sh0 + j : s1 + (j - n0)] = t.y[r][v];
-                }
-        __syncthreads();
-        U *out = static_cast<U *>(a.keys_out);
-        st_store_run<U, V>(out, sk, sh0, n0, x0);
-        if (G == 2)
-            st_store_run<U, V>(out, sk, s1, cnt - n0, dest.r0);
-        staged = true;
+                for (int v = 0; v < V; ++v)
+                    if ((items >> (r * V + v)) & 1u) {
+                        const u32 j = st_pos<KS>(t, lay, wp, n0, r, v);
+                        sk[j < n0 ? sh0 + j : s1 + (j - n0)] = t.y[r][v];
+                    }
+            __syncthreads();
+            U *out = static_cast<U *>(a.keys_out);
+            st_store_run<U, V>(out, sk, sh0, n0, x0);
+            if (G == 2)
+                st_store_run<U, V>(out, sk, s1, cnt - n0, dest.r0);
+            staged = true;
+        }
     }
     const bool gather_keys = KS == 0 && a.keys_out != nullptr;
     if (!gather_keys && a.values_out == nullptr && a.idx_out == nullptr)
@@ -444,8 +446,8 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
             a.idx_out[x0 + j] = j + 1u < cnt ? (u64)(map[j + 1u] - map[j])
                                              : base + map[j];
         if (tid == 0) {
-            a.run_first[2u * t.c] = cnt > 0u ? x0 : ~0ull;
-            a.run_first[2u * t.c + 1u] = cnt > 0u ? base + map[0] : 0u;
+            a.run_first[2u * (u64)t.c] = cnt > 0u ? x0 : ~0ull;
+            a.run_first[2u * (u64)t.c + 1u] = cnt > 0u ? base + map[0] : 0u;
         }
     } else if (a.idx_out != nullptr) {
         for (u32 j = (u32)tid; j < cnt; j += ST_BLOCK)
