@@ -23,6 +23,7 @@
 
 #include "select_tile.cuh"
 
+#include <stdlib.h>
 #include <string.h>
 
 using parsum_k::u32;
@@ -175,6 +176,14 @@ parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
  * or -1 where select_kernel runs instead. */
 int tile_keys(const parsum_k::select_kargs &ka, int G)
 {
+    /* PARSUM_CUDA_SELECT_TILE=0 in the environment runs select_kernel for
+     * everything (for measurements against the first design). */
+    static const bool tile_on = [] {
+        const char *e = getenv("PARSUM_CUDA_SELECT_TILE");
+        return e == NULL || strcmp(e, "0") != 0;
+    }();
+    if (!tile_on)
+        return -1;
     const bool word_keys = ka.keys != NULL && ka.key_word == ka.key_size &&
                            (ka.key_size == 1 || ka.key_size == 2 ||
                             ka.key_size == 4 || ka.key_size == 8);
