@@ -8,10 +8,11 @@
  *              a word), selectivity 0 %, 1 %, 50 %, 99 %, 100 %, random
  *              and clustered (runs of selected and rejected elements),
  *              n around the CPU chunk and the usual tile sizes (0, 1, 31,
- *              32, 33, 1023..1025, 4095..4097, 65535..65537, chunk - 1 ..
- *              chunk + 1, 999983, and 10^7 unless PARSUM_TEST_QUICK); the
- *              values are tags (value = original index), so stability is
- *              checked on its own as well as against the reference
+ *              32, 33, 1023..1025, 4095..4097, 8191..8193, 16385,
+ *              65535..65537, chunk - 1 .. chunk + 1, 999983, and 10^7
+ *              unless PARSUM_TEST_QUICK); the values are tags (value =
+ *              original index), so stability is checked on its own as
+ *              well as against the reference
  *   predicates every dtype with every built-in predicate, constants drawn
  *              from the data (floats with NaN, -0.0, +-inf among them)
  *   sizes      element and value sizes 1 .. 1024 bytes (3, 12, 24 ...)
@@ -389,9 +390,9 @@ static size_t flag_sizes(size_t *sizes)
 {
     size_t c = parsum__select_chunk(4), v = parsum__select_chunk(12);
     size_t list[] = {0,     1,     31,    32,    33,    1023,  1024,
-                     1025,  4095,  4096,  4097,  65535, 65536, 65537,
-                     c - 1, c,     c + 1, v - 1, v,     v + 1, 999983,
-                     10000000};
+                     1025,  4095,  4096,  4097,  8191,  8192,  8193,
+                     16385, 65535, 65536, 65537, c - 1, c,     c + 1,
+                     v - 1, v,     v + 1, 999983, 10000000};
     size_t m = sizeof list / sizeof list[0];
     if (tu_quick)
         m -= 2;
@@ -485,7 +486,7 @@ static void draw_constants(tu_rng *r, const data *d, parsum_dtype dt,
 static void test_predicates(void **state)
 {
     (void)state;
-    static const size_t sizes[] = {0, 1, 33, 1025, 4097, 65537};
+    static const size_t sizes[] = {0, 1, 33, 1025, 4097, 8191, 65537};
     size_t failures = 0;
     for (int dt = 0; dt < PARSUM_DTYPE_COUNT; dt++) {
         size_t ks = parsum_dtype_size((parsum_dtype)dt);

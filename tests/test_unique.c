@@ -242,8 +242,11 @@ static void test_runs(void **state)
     for (size_t ki = 0; ki < sizeof key_sizes / sizeof *key_sizes; ki++) {
         size_t ks = key_sizes[ki];
         size_t ch = rle_chunk(ks);
-        size_t sizes[] = {0, 1, 2, 63, 64, 65, ch - 1, ch, ch + 1,
-                          3 * ch + 17, 65537, 999983};
+        /* the GPU tiles: 4096 (8-byte keys, keys of several words) and
+         * 8192 elements */
+        size_t sizes[] = {0,      1,    2,    63,   64,   65,
+                          ch - 1, ch,   ch + 1, 4095, 4097, 8191,
+                          8192,   8193, 3 * ch + 17,  65537, 999983};
         size_t m = sizeof sizes / sizeof *sizes;
         if (tu_quick || ks > 16)
             m--; /* 999983 is last */

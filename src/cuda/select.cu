@@ -1,14 +1,19 @@
 /*
  * select.cu - the CUDA side of the selection family (parsum.h, "Selection,
  * partition, unique and run-length encoding"): the backend's select and
- * runs slots on top of select_kernel (select_kernels.cuh).
+ * runs slots on top of select_tile_kernel (select_tile.cuh) and, for the
+ * three-way partition and keys of several words, select_kernel
+ * (select_kernels.cuh).
  *
- *  - select / select_by_key / select_indices: one select_kernel pass, G = 1.
- *  - partition, partition_by_key, split_by_bit: a count pass for the total
- *    selected, then the pass with G = 2. partition3: the same with G = 3.
+ *  - select / select_by_key / select_indices: one pass, G = 1.
+ *  - partition, partition_by_key, split_by_bit: a count pass (per-tile
+ *    counts and the total), then the pass with G = 2. partition3: the
+ *    same with G = 3 on select_kernel.
  *  - unique (by key): G = 1 with the run-head selector.
- *  - run-length encode: the heads' positions go to lengths, then two small
- *    kernels turn positions into differences in place.
+ *  - run-length encode: select_tile_kernel writes the lengths, all but
+ *    each tile's last, which run_fix_kernel finishes; on select_kernel
+ *    the heads' positions go to lengths and two small kernels turn them
+ *    into differences in place.
  *  - non-trivial runs: the starts of runs of length >= 2 to offsets, their
  *    ends to lengths (two passes), then lengths = end - start + 1.
  *  - custom predicates: select_custom.cu evaluates them into packed bits
@@ -16,8 +21,9 @@
  */
 #include "cuda_internal.h"
 
-#include "select_kernels.cuh"
+#include "select_tile.cuh"
 
+#include <stdlib.h>
 #include <string.h>
 
 using parsum_k::u32;
@@ -102,10 +108,97 @@ size_t pass_state_bytes(u64 tiles)
     return 64 + 16 * tiles;
 }
 
-/* Runs select_kernel with G groups over ka (n, keys, selectors, outputs
- * set; state and counts filled here). totals: 2 u64 of device scratch that
+/* The selector reads the keys (a predicate, a run boundary). */
+bool reads_keys(const parsum_k::sel_desc &s)
+{
+    return s.kind == parsum_k::SK_PRED || s.kind >= parsum_k::SK_HEAD;
+}
+
+typedef void (*tile_fn)(parsum_k::select_kargs);
+
+template <int KS>
+void tile_kernels_of(int G, tile_fn *k, count_fn *cnt)
+{
+    *k = G == 1 ? parsum_k::select_tile_kernel<KS, 1>
+                : parsum_k::select_tile_kernel<KS, 2>;
+    *cnt = parsum_k::select_tile_count_kernel<KS>;
+}
+
+/* Runs select_tile_kernel (G = 1 or 2) with keys of ks bytes in
+ * registers (0: none); arguments as run_pass. */
+parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
+                            int G, int ks, void *state, u64 *totals)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u64 tile = parsum_k::st_tile(ks);
+    const u64 tiles = (ka.n + tile - 1) / tile;
+    tile_fn k;
+    count_fn cnt;
+    switch (ks) {
+    case 1: tile_kernels_of<1>(G, &k, &cnt); break;
+    case 2: tile_kernels_of<2>(G, &k, &cnt); break;
+    case 4: tile_kernels_of<4>(G, &k, &cnt); break;
+    case 8: tile_kernels_of<8>(G, &k, &cnt); break;
+    default: tile_kernels_of<0>(G, &k, &cnt); break;
+    }
+    ka.num_tiles = (u32)tiles;
+    ka.counter = static_cast<u32 *>(state);
+    ka.desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
+                                      64);
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, pass_state_bytes(tiles),
+                                         st->stream));
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
+                                         st->stream));
+    if (G == 2) {
+        cnt<<<aux_grid(ctx, tiles, 1), parsum_k::ST_BLOCK, 0, st->stream>>>(
+            ka, totals);
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        ka.totals = totals;
+    } else {
+        ka.count_out = totals;
+    }
+    /* Resident blocks only: each claims tiles until none is left. */
+    int per_sm = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_sm, k, parsum_k::ST_BLOCK, 0));
+    u64 grid = (u64)(per_sm > 0 ? per_sm : 1) * (u64)st->sm_count;
+    if (grid > tiles)
+        grid = tiles;
+    k<<<(unsigned)grid, parsum_k::ST_BLOCK, 0, st->stream>>>(ka);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
+/* select_tile_kernel serves one or two groups; it holds keys in
+ * registers when they are one aligned word (needed by a predicate or a
+ * run boundary, or staged for the output), and moves other keys only as
+ * the payload of flags. Returns the bytes of the keys it holds (0: none),
+ * or -1 where select_kernel runs instead. */
+int tile_keys(const parsum_k::select_kargs &ka, int G)
+{
+    /* PARSUM_CUDA_SELECT_TILE=0 in the environment runs select_kernel for
+     * everything (for measurements against the first design). */
+    static const bool tile_on = [] {
+        const char *e = getenv("PARSUM_CUDA_SELECT_TILE");
+        return e == NULL || strcmp(e, "0") != 0;
+    }();
+    if (!tile_on)
+        return -1;
+    const bool word_keys = ka.keys != NULL && ka.key_word == ka.key_size &&
+                           (ka.key_size == 1 || ka.key_size == 2 ||
+                            ka.key_size == 4 || ka.key_size == 8);
+    if (G > 2 || (!word_keys && reads_keys(ka.s0)))
+        return -1;
+    return word_keys && (reads_keys(ka.s0) || ka.keys_out != NULL)
+               ? (int)ka.key_size
+               : 0;
+}
+
+/* Runs the pass of G groups over ka (n, keys, selectors, outputs set;
+ * state and counts filled here). totals: 2 u64 of device scratch that
  * receive the group totals (G >= 2) or, in totals[0], the selected count
- * (G == 1). state: pass_state_bytes of device scratch. */
+ * (G == 1). state: pass_state_bytes of device scratch for SEL_TILE tiles
+ * (select_tile_kernel's tiles are no smaller). */
 parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
                        void *state, u64 *totals)
 {
@@ -115,8 +208,12 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
                             "%s: n = %llu needs more than 2^31 - 1 tiles",
                             st->api, (unsigned long long)ka.n);
-    /* Keys loaded into registers (select_kernel's KS): for a predicate,
-     * and for run boundaries of single-word keys. */
+    const int tks = tile_keys(ka, G);
+    if (tks >= 0)
+        return run_tile_pass(ctx, ka, G, tks, state, totals);
+    /* select_kernel: the three-way partition, and run boundaries of keys
+     * of several words. Keys loaded into registers (its KS): for a
+     * predicate, and for run boundaries of single-word keys. */
     int ks = 0;
     if (ka.s0.kind == parsum_k::SK_PRED ||
         (G == 3 && ka.s1.kind == parsum_k::SK_PRED))
@@ -252,6 +349,25 @@ __global__ void run_spans_kernel(const u64 *offsets, u64 *lengths,
         lengths[r] = lengths[r] - offsets[r] + 1u;
 }
 
+/* Finishes the lengths of select_tile_kernel's run pass: the last run of
+ * each tile holds its start; the next run starts at the first run of a
+ * later tile (first: rank, start per tile) or at n. */
+__global__ void run_fix_kernel(const u64 *first, u64 tiles, u64 *len,
+                               const u64 *count, u64 n)
+{
+    const u64 i0 = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    for (u64 t = i0; t < tiles; t += (u64)gridDim.x * blockDim.x) {
+        const u64 r = first[2 * t];
+        if (r != ~0ull && r > 0)
+            len[r - 1] = first[2 * t + 1] - len[r - 1];
+    }
+    if (i0 == 0) {
+        const u64 k = *count;
+        if (k > 0)
+            len[k - 1] = n - len[k - 1];
+    }
+}
+
 /* Scratch bytes of one custom selector's bit array, rounded to 256 so
  * that a second array after it is aligned as carve aligns the first. */
 size_t custom_bits_bytes(size_t n)
@@ -375,8 +491,12 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
         return parsum__cuda_deliver_zero(ctx, a->num_runs, 1);
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     const u64 chunks = (a->n + DIFF_CHUNK - 1) / DIFF_CHUNK;
+    /* extra: the chunk bounds of run_lengths_kernel, or two u64 per tile
+     * for run_fix_kernel (tiles no smaller than SEL_TILE) */
+    const u64 sel_tiles = (a->n + parsum_k::SEL_TILE - 1) / parsum_k::SEL_TILE;
+    const u64 extra = chunks * 8 > sel_tiles * 16 ? chunks * 8 : sel_tiles * 16;
     pass_scratch ps;
-    s = take_scratch(ctx, a->n, a->nontrivial ? 0 : chunks * 8, &ps);
+    s = take_scratch(ctx, a->n, a->nontrivial ? 0 : extra, &ps);
     if (s != PARSUM_OK)
         return s;
     parsum_k::select_kargs ka =
@@ -388,6 +508,9 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
         ka.keys_out = a->keys_out;
         ka.values_out = a->values_out;
         ka.idx_out = reinterpret_cast<u64 *>(a->lengths);
+        const int tks = tile_keys(ka, 1);
+        if (tks >= 0 && a->lengths != NULL)
+            ka.run_first = static_cast<u64 *>(ps.extra);
         s = run_pass(ctx, ka, 1, ps.state, count);
         if (s != PARSUM_OK || a->lengths == NULL)
             return s != PARSUM_OK
@@ -395,6 +518,15 @@ parsum_status parsum__cuda_runs(parsum_context *ctx,
                        : parsum__cuda_deliver_counts(ctx, a->num_runs, count,
                                                      1);
         u64 *pos = reinterpret_cast<u64 *>(a->lengths);
+        if (ka.run_first != NULL) {
+            const u64 tiles = (a->n + parsum_k::st_tile(tks) - 1) /
+                              parsum_k::st_tile(tks);
+            run_fix_kernel<<<aux_grid(ctx, tiles, AUX_BLOCK), AUX_BLOCK, 0,
+                             st->stream>>>(ka.run_first, tiles, pos, count,
+                                           a->n);
+            PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+            return parsum__cuda_deliver_counts(ctx, a->num_runs, count, 1);
+        }
         u64 *b = static_cast<u64 *>(ps.extra);
         run_bounds_kernel<<<aux_grid(ctx, chunks, AUX_BLOCK), AUX_BLOCK, 0,
                             st->stream>>>(pos, count, a->n, b);

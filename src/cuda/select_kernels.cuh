@@ -91,6 +91,11 @@ struct select_kargs {
     u64 *count_out;    /* G == 1: the selected count (device) */
     u32 *counter;      /* tile counter and look-back descriptors, zeroed */
     u32 *desc;
+    /* select_tile_kernel, run starts only: idx_out receives run lengths
+     * (a tile's last run: its start), and run_first[2c], [2c + 1] the
+     * rank and start of tile c's first run (rank ~0: none); NULL
+     * otherwise. */
+    u64 *run_first;
 };
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -128,16 +133,16 @@ __device__ __forceinline__ T bits_as(U u)
 }
 
 /* Bit i of the result: predicate p on key x[i] of type T (raw bits U),
- * for the items i with bit i of valid set. One loop per predicate, so
- * the predicate costs no branch per element. */
-template <class T, class U>
-__device__ __forceinline__ u32 pred_items(const sel_desc &s, const U (&x)[SEL_ITEMS],
+ * for the items i with bit i of valid set (N <= 32). One loop per
+ * predicate, so the predicate costs no branch per element. */
+template <class T, class U, int N>
+__device__ __forceinline__ u32 pred_items(const sel_desc &s, const U (&x)[N],
                                           u32 valid)
 {
     const T a = bits_as<T>((U)s.a), b = bits_as<T>((U)s.b);
     u32 r = 0u;
 #define PARSUM_K_PRED_LOOP(expr)                                             \
-    _Pragma("unroll") for (int i = 0; i < SEL_ITEMS; ++i)                    \
+    _Pragma("unroll") for (int i = 0; i < N; ++i)                            \
     {                                                                        \
         const T v = bits_as<T>(x[i]);                                        \
         const U raw = x[i];                                                  \
@@ -163,9 +168,9 @@ __device__ __forceinline__ u32 pred_items(const sel_desc &s, const U (&x)[SEL_IT
 
 /* The predicate on keys of KS bytes: dispatch on the selector's dtype
  * (one of the dtypes of that size). */
-template <int KS>
+template <int KS, int N>
 __device__ __forceinline__ u32
-pred_dispatch(const sel_desc &s, const typename uint_of<KS>::type (&x)[SEL_ITEMS],
+pred_dispatch(const sel_desc &s, const typename uint_of<KS>::type (&x)[N],
               u32 valid)
 {
     typedef typename uint_of<KS>::type U;
