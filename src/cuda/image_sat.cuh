@@ -301,6 +301,22 @@ __device__ __forceinline__ void store_row(Tab *orow, u64 px0, u64 w, int pad,
             orow[(px0 + PIX) * CH + c] = (Tab)acc[PIX - 1][c];
 }
 
+/* The default layout's zero first row, this thread's part of it (and the
+ * corner, by the first thread of the first strip). */
+template <class Tab, int CH>
+__device__ __forceinline__ void sat_zero_top(const img_out &tab, u64 px0,
+                                             u64 w, u64 s)
+{
+    Tab *r0 = reinterpret_cast<Tab *>(tab.data);
+    for (int j = 0; j < PIX; j++)
+        if (px0 + j < w)
+            for (int c = 0; c < CH; c++)
+                r0[(px0 + j + 1) * CH + c] = Tab(0);
+    if (s == 0 && threadIdx.x == 0)
+        for (int c = 0; c < CH; c++)
+            r0[c] = Tab(0);
+}
+
 /* Writes one tile's table rows y0 .. y1 - 1 (strip s; this thread's
  * pixels from px0). acc holds, per pixel, the table row just above the
  * band; strip_carry(y, c) is what row y's pixels left of the strip add up
@@ -314,16 +330,8 @@ __device__ __forceinline__ void sat_tile_rows(const img_in &in,
                                               Acc (&acc)[PIX][CH],
                                               Carry strip_carry, Acc *sm)
 {
-    if (pad && y0 == 0) {
-        Tab *r0 = reinterpret_cast<Tab *>(tab.data);
-        for (int j = 0; j < PIX; j++)
-            if (px0 + j < in.width)
-                for (int c = 0; c < CH; c++)
-                    r0[(px0 + j + 1) * CH + c] = Tab(0);
-        if (s == 0 && threadIdx.x == 0)
-            for (int c = 0; c < CH; c++)
-                r0[c] = Tab(0);
-    }
+    if (pad && y0 == 0)
+        sat_zero_top<Tab, CH>(tab, px0, in.width, s);
     /* G rows loaded at once, all of them in one block scan (one pair of
      * barriers for G rows). */
     constexpr int G = rows_ahead<Src, CH>::SUB;
@@ -672,16 +680,8 @@ __device__ __forceinline__ void sat_tile_rows_warp(const img_in &in,
                                                    Acc (&colc)[CH],
                                                    Acc (*rc)[WARPS][CH])
 {
-    if (pad && y0 == 0) {
-        Tab *r0 = reinterpret_cast<Tab *>(tab.data);
-        for (int j = 0; j < PIX; j++)
-            if (px0 + j < in.width)
-                for (int c = 0; c < CH; c++)
-                    r0[(px0 + j + 1) * CH + c] = Tab(0);
-        if (s == 0 && threadIdx.x == 0)
-            for (int c = 0; c < CH; c++)
-                r0[c] = Tab(0);
-    }
+    if (pad && y0 == 0)
+        sat_zero_top<Tab, CH>(tab, px0, in.width, s);
     constexpr int G = rows_ahead<Src, CH>::value;
     for (u64 yg = y0; yg < y1; yg += G) {
         if (yg + G <= y1)

@@ -33,6 +33,38 @@ __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
     return s_tile;
 }
 
+/* The loop of a block that keeps two tiles, A and B, in fixed registers
+ * (written out for both roles so that neither is indexed): while one
+ * tile's loads are in flight (load(t, buffer)) the other is finished
+ * (finish(t, buffer)). claim() returns the next tile number; tiles from
+ * num_tiles on end the loop. */
+template <class Tile, class Claim, class Load, class Finish>
+__device__ __forceinline__ void two_tile_loop(u32 num_tiles, Claim &claim,
+                                              Load &load, Finish &finish)
+{
+    Tile A, B;
+    A.c = claim();
+    if (A.c >= num_tiles)
+        return;
+    load(A, 0);
+    for (;;) {
+        B.c = claim();
+        const bool more_b = B.c < num_tiles;
+        if (more_b)
+            load(B, 1);
+        finish(A, 0);
+        if (!more_b)
+            return;
+        A.c = claim();
+        const bool more_a = A.c < num_tiles;
+        if (more_a)
+            load(A, 0);
+        finish(B, 1);
+        if (!more_a)
+            return;
+    }
+}
+
 /* Publishes value v with status st in descriptor idx of desc (status
  * words in status, for unpacked descriptors). */
 template <class T>

@@ -584,30 +584,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
                                  a.n - base, vec, excl, id);
     };
 
-    /* Two tiles, A and B, in fixed registers: the loop body is written
-     * out for both roles. Each claim() is also the barrier that lets the
-     * previous tile's readers of s_wtot / s_x finish. */
-    tile_t A, B;
-    A.c = claim();
-    if (A.c >= a.num_tiles)
-        return;
-    load_local(A, 0);
-    for (;;) {
-        B.c = claim();
-        const bool more_b = B.c < a.num_tiles;
-        if (more_b)
-            load_local(B, 1);
-        finish(A, 0);
-        if (!more_b)
-            return;
-        A.c = claim();
-        const bool more_a = A.c < a.num_tiles;
-        if (more_a)
-            load_local(A, 0);
-        finish(B, 1);
-        if (!more_a)
-            return;
-    }
+    /* Each claim() is also the barrier that lets the previous tile's
+     * readers of s_wtot / s_x finish. */
+    two_tile_loop<tile_t>(a.num_tiles, claim, load_local, finish);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -124,6 +124,21 @@ void tile_kernels_of(int G, tile_fn *k, count_fn *cnt)
     *cnt = parsum_k::select_tile_count_kernel<KS>;
 }
 
+/* Points ka at the pass state (tile counter, then the look-back
+ * descriptors) and zeroes it and the two totals. */
+cudaError_t init_pass(parsum_context *ctx, parsum_k::select_kargs *ka,
+                      u64 tiles, void *state, u64 *totals)
+{
+    cudaStream_t s = parsum__cuda_st(ctx)->stream;
+    ka->num_tiles = (u32)tiles;
+    ka->counter = static_cast<u32 *>(state);
+    ka->desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
+                                       64);
+    cudaError_t e = cudaMemsetAsync(state, 0, pass_state_bytes(tiles), s);
+    return e != cudaSuccess ? e
+                            : cudaMemsetAsync(totals, 0, 2 * sizeof(u64), s);
+}
+
 /* Runs select_tile_kernel (G = 1 or 2) with keys of ks bytes in
  * registers (0: none); arguments as run_pass. */
 parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
@@ -141,14 +156,7 @@ parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
     case 8: tile_kernels_of<8>(G, &k, &cnt); break;
     default: tile_kernels_of<0>(G, &k, &cnt); break;
     }
-    ka.num_tiles = (u32)tiles;
-    ka.counter = static_cast<u32 *>(state);
-    ka.desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
-                                      64);
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, pass_state_bytes(tiles),
-                                         st->stream));
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
-                                         st->stream));
+    PARSUM_CUDA_TRY(ctx, init_pass(ctx, &ka, tiles, state, totals));
     if (G == 2) {
         cnt<<<aux_grid(ctx, tiles, 1), parsum_k::ST_BLOCK, 0, st->stream>>>(
             ka, totals);
@@ -230,14 +238,7 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
     else
         kernels_g<3>(ks, &k, &cnt);
 
-    ka.num_tiles = (u32)tiles;
-    ka.counter = static_cast<u32 *>(state);
-    ka.desc = reinterpret_cast<u32 *>(static_cast<unsigned char *>(state) +
-                                      64);
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, pass_state_bytes(tiles),
-                                         st->stream));
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(totals, 0, 2 * sizeof(u64),
-                                         st->stream));
+    PARSUM_CUDA_TRY(ctx, init_pass(ctx, &ka, tiles, state, totals));
     if (G >= 2) {
         cnt<<<aux_grid(ctx, tiles, 1), parsum_k::SEL_BLOCK, 0, st->stream>>>(
             ka, totals);

@@ -530,30 +530,9 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
         st_write<KS, G>(a, t, lay, wp, n0, x0, s_buf);
     };
 
-    /* Two tiles in fixed registers, as scan_pipe_kernel; each claim() is
-     * also the barrier after which the previous tile's shared data may be
-     * overwritten. */
-    tile_t A, B;
-    A.c = claim();
-    if (A.c >= a.num_tiles)
-        return;
-    load_local(A, 0);
-    for (;;) {
-        B.c = claim();
-        const bool more_b = B.c < a.num_tiles;
-        if (more_b)
-            load_local(B, 1);
-        finish(A, 0);
-        if (!more_b)
-            return;
-        A.c = claim();
-        const bool more_a = A.c < a.num_tiles;
-        if (more_a)
-            load_local(A, 0);
-        finish(B, 1);
-        if (!more_a)
-            return;
-    }
+    /* As scan_pipe_kernel; each claim() is also the barrier after which
+     * the previous tile's shared data may be overwritten. */
+    two_tile_loop<tile_t>(a.num_tiles, claim, load_local, finish);
 }
 
 /* The partition's first pass: every tile's group-0 count, published as
