@@ -17,6 +17,7 @@
 #include "cuda_internal.h"
 
 #include "scan_kernels.cuh"
+#include "segreduce.h"
 
 #include <string.h>
 
@@ -460,7 +461,12 @@ parsum_status parsum__cuda_seg_reduce(parsum_context *ctx, const void *in,
                             "%s: num_segments = %zu; the CUDA backend reduces "
                             "at most 2^32 - 1 segments per call",
                             st->api, nseg);
-    /* n = offsets[nseg] sizes the grid: read back (one synchronization). */
+    /* Built-in operators: one pass without look-back (segreduce.cu). */
+    if (custom == NULL)
+        return parsum__cuda_seg_reduce_builtin(ctx, in, out, offsets, nseg,
+                                               dtype, op);
+    /* Custom operators: the scan kernel in reduce mode. n = offsets[nseg]
+     * sizes its grid: read back (one synchronization). */
     uint64_t n64 = 0;
     PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(&n64, offsets + nseg, sizeof n64,
                                          cudaMemcpyDefault, st->stream));
