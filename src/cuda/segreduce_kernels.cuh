@@ -75,7 +75,7 @@ struct segred_cfg {
     static constexpr u32 ES = (u32)sizeof(T);
     static constexpr u32 V = (u32)vec_elems(sizeof(T));
     /* Path per thread and tile: 32 to 64 bytes of elements. */
-    static constexpr u32 IPT = ES <= 2 ? 32u : ES <= 4 ? 16u : 8u;
+    static constexpr u32 IPT = ES <= 1 ? 32u : ES <= 4 ? 16u : 8u;
     static constexpr u32 TC = BLOCK * IPT;
     /* A segment end moves 8 offset bytes and one output element. */
     static constexpr u64 W = (8u + 2u * ES - 1u) / ES;
@@ -95,7 +95,7 @@ struct segred_cfg {
 template <class T>
 struct segred_smem {
     T x[segred_cfg<T>::XSLOTS];
-    u64 win[segred_cfg<T>::WIN];
+    u64 win[2][segred_cfg<T>::WIN]; /* current window, next one */
     u64 cut_e[segred_cfg<T>::BLOCK];
     u32 cut_j[segred_cfg<T>::BLOCK];
     T red[segred_cfg<T>::NWARP];
@@ -141,25 +141,62 @@ __device__ __forceinline__ void segred_find(const u64 *offsets, u64 nseg,
     e = x < o1 ? x : o1;
 }
 
-/* The cut at path point k from the window (win[j] = offsets[st + j],
- * clamped), the answer known to be at most hi. */
+/* Window entry j: offsets[st + j] clamped to n (the window is filled by
+ * asynchronous copies, so the clamp happens here). */
+__device__ __forceinline__ u64 segred_wv(const u64 *win, u32 j, u64 n)
+{
+    const u64 o = win[j];
+    return o < n ? o : n;
+}
+
+/* The cut at path point k from the window (win[j] = offsets[st + j]), the
+ * answer known to be at most hi. */
 template <class C>
 __device__ __forceinline__ void segred_wcut(const u64 *win, u64 st, u32 hi,
-                                            u64 k, u32 &j, u64 &e)
+                                            u64 n, u64 k, u32 &j, u64 &e)
 {
     u32 lo = 0;
     while (lo < hi) {
         const u32 mid = (lo + hi + 1) >> 1;
-        if (win[mid] + C::W * (st + mid) <= k)
+        if (segred_wv(win, mid, n) + C::W * (st + mid) <= k)
             lo = mid;
         else
             hi = mid - 1;
     }
-    const u64 o = win[lo], o1 = win[lo + 1];
+    const u64 o = segred_wv(win, lo, n), o1 = segred_wv(win, lo + 1, n);
     const u64 q = o + C::W * (st + lo);
     const u64 x = q <= k ? o + (k - q) : o;
     j = lo;
     e = x < o1 ? x : o1;
+}
+
+/* 8-byte copies from global to shared memory that bypass the registers
+ * (cp.async), so a window can load while the previous tile is worked on;
+ * plain loads before sm_80. */
+__device__ __forceinline__ void segred_cp8(u64 *dst, const u64 *src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d),
+                 "l"(src)
+                 : "memory");
+#else
+    *dst = *src;
+#endif
+}
+
+__device__ __forceinline__ void segred_cp_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void segred_cp_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
 }
 
 /* The 16 bytes of elements [base, base + V); elements at or past n read
@@ -303,26 +340,100 @@ __device__ __forceinline__ T segred_scan(segred_smem<T> &sm, T v, bool f,
     return ifl ? iv : op(p, iv);
 }
 
-/* The per-block state of the walk along the path. */
+/* The per-block state of the walk along the path. Windows: buffer wb of
+ * sm.win holds offsets[win_s .. win_s + wjmax + 1] (WEND: up to the
+ * block's last segment); with PF, the other buffer is filling with the
+ * window of the next tile's first segment (pf_jmax, PF_END). */
+enum : u32 { SEGRED_WB = 1u, SEGRED_WEND = 2u, SEGRED_PF = 4u,
+             SEGRED_PF_END = 8u };
+
 template <class T>
 struct segred_walk {
-    u64 st;   /* open segment at the current cut */
-    u64 et;   /* and the cut's element */
-    u32 jmax; /* the window reaches segments st .. st + jmax (+ 1) */
-    T carry;  /* partial (this block only) of segment st */
+    u64 st;    /* open segment at the current cut */
+    u64 et;    /* and the cut's element */
+    T carry;   /* partial (this block only) of segment st */
+    u64 win_s; /* window */
+    u32 wjmax;
+    u32 pf_jmax;
+    u32 bits; /* SEGRED_* */
+    u32 jmax; /* view from st: win[j] = offsets[st + j] for j <= jmax + 1 */
+    const u64 *win;
 };
 
-/* One tile with segment ends: path [k, kt1). */
+/* Whether the window serves a tile starting in segment s: a tile reaches
+ * at most TC / W segment ends past s. */
+template <class T, class C>
+__device__ __forceinline__ bool segred_covers(const segred_walk<T> &w, u64 s)
+{
+    if (s < w.win_s || s - w.win_s > w.wjmax)
+        return false;
+    return (w.bits & SEGRED_WEND) != 0u ||
+           w.wjmax - (u32)(s - w.win_s) >= C::TC / (u32)C::W + 1u;
+}
+
+/* Starts filling the other buffer with the window of segment s (the
+ * block's segments end at s_end); segred_use_window waits for it. */
+template <class T, class C>
+__device__ __forceinline__ void segred_fill(segred_smem<T> &sm,
+                                            segred_walk<T> &w,
+                                            const u64 *offsets, u64 nseg,
+                                            u64 n, u64 s, u64 s_end, int tid)
+{
+    const u64 reach = s_end > s ? s_end - s : 0;
+    const bool end = reach <= C::WIN - 2;
+    w.pf_jmax = end ? (u32)reach : C::WIN - 2;
+    w.bits = (w.bits & (SEGRED_WB | SEGRED_WEND)) | SEGRED_PF |
+             (end ? SEGRED_PF_END : 0u);
+    u64 *dst = sm.win[(w.bits & SEGRED_WB) ^ 1u];
+    for (u32 j = (u32)tid; j <= w.pf_jmax + 1; j += C::BLOCK) {
+        if (s + j <= nseg)
+            segred_cp8(dst + j, offsets + s + j);
+        else
+            dst[j] = n;
+    }
+    segred_cp_commit();
+}
+
+/* Makes w.win a window for segment w.st: the current one, the one
+ * filling, or a new one (waited for). Block-uniform. */
+template <class T, class C>
+__device__ __forceinline__ void segred_use_window(segred_smem<T> &sm,
+                                                  segred_walk<T> &w,
+                                                  const u64 *offsets,
+                                                  u64 nseg, u64 n, u64 s_end,
+                                                  int tid)
+{
+    if (!segred_covers<T, C>(w, w.st)) {
+        /* The other buffer was last read before the barrier that made it
+         * the other one: free to fill. */
+        /* A fill started by the last tile is for w.st (its end). */
+        if ((w.bits & SEGRED_PF) == 0u)
+            segred_fill<T, C>(sm, w, offsets, nseg, n, w.st, s_end, tid);
+        segred_cp_wait();
+        __syncthreads();
+        w.win_s = w.st;
+        w.wjmax = w.pf_jmax;
+        w.bits = ((w.bits & SEGRED_WB) ^ SEGRED_WB) |
+                 ((w.bits & SEGRED_PF_END) != 0u ? SEGRED_WEND : 0u);
+    }
+    const u32 base = (u32)(w.st - w.win_s);
+    w.win = sm.win[w.bits & SEGRED_WB] + base;
+    w.jmax = w.wjmax - base;
+}
+
+/* One tile with segment ends: path [k, kt1) of the block's [.., k1). */
 template <class T, class C, class Op>
 __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
-                            const T *in, T *out, u64 n, u64 nseg, u64 k,
-                            u64 kt1, bool vec, const T &id, const T &pad,
-                            const Op &op, int tid)
+                            const T *in, T *out, const u64 *offsets, u64 n,
+                            u64 nseg, u64 s_end, u64 k, u64 kt1, u64 k1,
+                            bool vec, const T &id, const T &pad, const Op &op,
+                            int tid)
 {
     const int lane = tid & 31, warp = tid >> 5;
+    const u64 *win = w.win;
     u32 jt;
     u64 etile;
-    segred_wcut<C>(sm.win, w.st, w.jmax, kt1, jt, etile);
+    segred_wcut<C>(win, w.st, w.jmax, n, kt1, jt, etile);
     const u64 ebase = w.et;
     u64 cnt = etile > ebase ? etile - ebase : 0;
     cnt = cnt < C::TC ? cnt : C::TC; /* only invalid offsets clamp */
@@ -330,12 +441,15 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     const u64 a0 = ebase - ebase % C::V;
     const u64 nvec = cnt > 0 ? (eend - a0 + C::V - 1) / C::V : 0;
     __syncthreads(); /* the last tile's readers of sm.x, sm.cut_* are done */
+    /* The next tile's window loads while this one is worked on. */
+    if (kt1 < k1 && !segred_covers<T, C>(w, w.st + jt))
+        segred_fill<T, C>(sm, w, offsets, nseg, n, w.st + jt, s_end, tid);
     segred_stage<T, C>(sm, in, a0, nvec, n, vec, pad, tid);
     u64 kk = k + (u64)tid * C::IPT;
     kk = kk < kt1 ? kk : kt1;
     u32 j0;
     u64 e0;
-    segred_wcut<C>(sm.win, w.st, jt, kk, j0, e0);
+    segred_wcut<C>(win, w.st, jt, n, kk, j0, e0);
     sm.cut_j[tid] = j0;
     sm.cut_e[tid] = e0;
     __syncthreads();
@@ -350,9 +464,10 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
      * may have begun before), whole segments, the start of st + j1. */
     T acc = pad, head = pad;
     u64 e = e0 > ebase ? e0 : ebase;
+    u64 lo = segred_wv(win, j0, n);
     for (u32 j = j0; j < j1; ++j) {
-        u64 stop = sm.win[j + 1];
-        stop = stop < eend ? stop : eend;
+        const u64 hi = segred_wv(win, j + 1, n);
+        const u64 stop = hi < eend ? hi : eend;
         for (; e < stop; ++e)
             acc = op(acc, sm.x[segred_slot<C>((u32)(e - a0))]);
         if (j == j0) {
@@ -360,9 +475,10 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
         } else {
             const u64 s = w.st + j;
             if (s < nseg)
-                out[s] = sm.win[j] == sm.win[j + 1] ? id : acc;
+                out[s] = lo == hi ? id : acc;
         }
         acc = pad;
+        lo = hi;
     }
     const u64 stop = e1 < eend ? e1 : eend;
     for (; e < stop; ++e)
@@ -375,33 +491,13 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     if (ended) {
         const u64 s = w.st + j0;
         if (s < nseg)
-            out[s] = sm.win[j0] == sm.win[j0 + 1] ? id : op(excl, head);
+            out[s] = segred_wv(win, j0, n) == segred_wv(win, j0 + 1, n)
+                         ? id
+                         : op(excl, head);
     }
     w.carry = total;
     w.st += jt;
     w.et = etile;
-}
-
-/* Loads the window for segment w.st (the block's segments end at s_end). */
-template <class T, class C>
-__device__ __forceinline__ void segred_window(segred_smem<T> &sm,
-                                              segred_walk<T> &w,
-                                              const u64 *offsets, u64 nseg,
-                                              u64 n, u64 s_end, int tid)
-{
-    const u64 reach = s_end > w.st ? s_end - w.st : 0;
-    w.jmax = reach < C::WIN - 2 ? (u32)reach : C::WIN - 2;
-    __syncthreads(); /* the last readers of the window are done */
-    for (u32 j = (u32)tid; j <= w.jmax + 1; j += C::BLOCK) {
-        const u64 s = w.st + j;
-        u64 o = n;
-        if (s <= nseg) {
-            o = offsets[s];
-            o = o < n ? o : n;
-        }
-        sm.win[j] = o;
-    }
-    __syncthreads();
 }
 
 /* The last block: block b's carry completes its first segment when b
@@ -488,19 +584,20 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK, SEGRED_BLOCKS_PER_SM)
     segred_walk<T> w;
     w.st = sm.bcast[0];
     w.et = sm.bcast[1];
-    w.jmax = 0;
     w.carry = pad;
+    w.win_s = ~0ull;
+    w.wjmax = 0;
+    w.pf_jmax = 0;
+    w.bits = 0;
+    w.jmax = 0;
+    w.win = sm.win[0];
     const u64 s_first = w.st, s_end = sm.bcast[2];
-    u64 win_s = ~0ull; /* the segment the window was loaded for */
-    T facc = pad;      /* this thread's part of a run of fast tiles */
+    T facc = pad; /* this thread's part of a run of fast tiles */
     bool fpend = false;
     for (u64 k = k0; k < k1;) {
         const u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
-        if (w.st != win_s) {
-            segred_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
-            win_s = w.st;
-        }
-        const u64 w0 = sm.win[0], w1 = sm.win[1];
+        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
+        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
         if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
             /* No segment ends in this tile. */
             const u64 q = w0 + C::W * w.st;
@@ -519,8 +616,8 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK, SEGRED_BLOCKS_PER_SM)
                 facc = pad;
                 fpend = false;
             }
-            segred_tile<T, C>(sm, w, in, out, n, nseg, k, kt1, vec, id, pad,
-                              op, tid);
+            segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end, k,
+                              kt1, k1, vec, id, pad, op, tid);
         }
         k = kt1;
     }
