@@ -155,15 +155,18 @@ __device__ __forceinline__ u64 segred_wv(const u64 *win, u32 j, u64 n)
 }
 
 /* The cut at path point k from the window (win[j] = offsets[st + j]), the
- * answer known to be at most hi. */
+ * answer known to lie in [lo, hi]. The probes skip the clamp to n: with
+ * valid offsets it changes nothing, with invalid ones the answer stays in
+ * [lo, hi] and the cut's element is clamped. */
 template <class C>
-__device__ __forceinline__ void segred_wcut(const u64 *win, u64 st, u32 hi,
-                                            u64 n, u64 k, u32 &j, u64 &e)
+__device__ __forceinline__ void segred_wcut(const u64 *win, u64 st, u32 lo,
+                                            u32 hi, u64 n, u64 k, u32 &j,
+                                            u64 &e)
 {
-    u32 lo = 0;
+    const u64 ws = C::W * st;
     while (lo < hi) {
         const u32 mid = (lo + hi + 1) >> 1;
-        if (segred_wv(win, mid, n) + C::W * (st + mid) <= k)
+        if (win[mid] + (C::W * mid + ws) <= k)
             lo = mid;
         else
             hi = mid - 1;
@@ -438,7 +441,7 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     const u64 *win = w.win;
     u32 jt;
     u64 etile;
-    segred_wcut<C>(win, w.st, w.jmax, n, kt1, jt, etile);
+    segred_wcut<C>(win, w.st, 0, w.jmax, n, kt1, jt, etile);
     const u64 ebase = w.et;
     u64 cnt = etile > ebase ? etile - ebase : 0;
     cnt = cnt < C::TC ? cnt : C::TC; /* only invalid offsets clamp */
@@ -450,11 +453,18 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     if (kt1 < k1 && !segred_covers<T, C>(w, w.st + jt))
         segred_fill<T, C>(sm, w, offsets, nseg, n, w.st + jt, s_end, tid);
     segred_stage<T, C>(sm, in, a0, nvec, n, vec, pad, tid);
-    u64 kk = k + (u64)tid * C::IPT;
-    kk = kk < kt1 ? kk : kt1;
+    /* Path d = kk - k into the tile has passed j segment ends and at most
+     * cnt elements, and the tile may start inside an end: d - cnt - W <
+     * W j < d + W. */
+    const u64 d = (u64)tid * C::IPT < kt1 - k ? (u64)tid * C::IPT : kt1 - k;
+    const u64 kk = k + d;
+    u32 jlo = d > cnt + C::W ? (u32)((d - cnt) / C::W) - 1u : 0u;
+    u32 jhi = (u32)((d + C::W - 1) / C::W);
+    jhi = jhi < jt ? jhi : jt;
+    jlo = jlo < jhi ? jlo : jhi;
     u32 j0;
     u64 e0;
-    segred_wcut<C>(win, w.st, jt, n, kk, j0, e0);
+    segred_wcut<C>(win, w.st, jlo, jhi, n, kk, j0, e0);
     sm.cut_j[tid] = j0;
     sm.cut_e[tid] = e0;
     __syncthreads();
