@@ -12,7 +12,8 @@
  * million elements in segments of every length, empty ones among them, so
  * that segment ends meet the GPU kernel's tile and block edges, from an
  * aligned and a misaligned input, and float sums bit-identical from call
- * to call there.
+ * to call there; with PARSUM_TEST_SEG_HUGE=1 on CUDA, more than 2^31
+ * elements.
  *
  * Custom operators (associative, not commutative, so an operand swap
  * shows): affine maps over uint32 and the seeds' farthest 3-D point, each
@@ -371,6 +372,86 @@ static void test_seg_reduce_edges_repeatable(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* More than 2^31 elements (2.1 GB of U8, CUDA only, when
+ * PARSUM_TEST_SEG_HUGE=1): a segment of nearly 2^31 elements, one-element
+ * segments and an empty one around element 2^31, a segment of 2^20 and
+ * short ones to the end; in[i] is a hash of i, so the reference needs no
+ * host copy. */
+#define SEG_HUGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 4321)
+#define SEG_HUGE_BLOCK ((size_t)64 << 20)
+
+static unsigned char seg_huge_value(uint64_t i)
+{
+    return (unsigned char)((i * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+static void test_seg_reduce_huge(void **state)
+{
+    (void)state;
+    const char *on = getenv("PARSUM_TEST_SEG_HUGE");
+    if (on == NULL || strcmp(on, "1") != 0 ||
+        tu_backend != PARSUM_BACKEND_CUDA)
+        skip();
+    const uint64_t two31 = (uint64_t)1 << 31;
+    size_t k = 0, cap = 1024;
+    uint64_t *off = tu_malloc(cap * sizeof *off);
+    off[0] = 0;
+    push_offset(&off, &k, &cap, 1000);
+    push_offset(&off, &k, &cap, two31 - 50);
+    for (int i = 0; i < 100; i++)
+        push_offset(&off, &k, &cap, off[k] + 1);
+    push_offset(&off, &k, &cap, off[k]);
+    push_offset(&off, &k, &cap, two31 + ((uint64_t)1 << 20));
+    tu_rng r = tu_rng_for(0x5e6, 0x4a9e, 0, tu_seed);
+    while (off[k] < SEG_HUGE_N) {
+        uint64_t at = off[k] + 1 + tu_below(&r, 8);
+        push_offset(&off, &k, &cap, at < SEG_HUGE_N ? at : SEG_HUGE_N);
+    }
+    push_offset(&off, &k, &cap, SEG_HUGE_N);
+    const size_t nseg = k;
+    void *din = NULL;
+    if (parsum_alloc(tu_ctx, &din, SEG_HUGE_N) != PARSUM_OK) {
+        free(off);
+        skip();
+    }
+    unsigned char *blk = tu_malloc(SEG_HUGE_BLOCK);
+    for (size_t at = 0; at < SEG_HUGE_N; at += SEG_HUGE_BLOCK) {
+        size_t len = SEG_HUGE_N - at < SEG_HUGE_BLOCK ? SEG_HUGE_N - at
+                                                       : SEG_HUGE_BLOCK;
+        for (size_t i = 0; i < len; i++)
+            blk[i] = seg_huge_value(at + i);
+        tu_upload((char *)din + at, blk, len);
+    }
+    free(blk);
+    unsigned char *got = tu_malloc(nseg + 1);
+    void *dout = tu_dev_alloc(nseg + 1), *doff = tu_dev_alloc((nseg + 1) * 8);
+    tu_upload(doff, off, (nseg + 1) * 8);
+    tu_dev_poison(dout, nseg + 1);
+    size_t failures = 0;
+    TU_OK(parsum_segmented_reduce(tu_ctx, din, dout, doff, nseg, PARSUM_U8,
+                                  PARSUM_SUM));
+    tu_download(got, dout, nseg + 1);
+    for (size_t s = 0; s < nseg && failures < TSEG_MAX_FAILURES; s++) {
+        unsigned char want = 0;
+        for (uint64_t i = off[s]; i < off[s + 1]; i++)
+            want = (unsigned char)(want + seg_huge_value(i));
+        if (got[s] != want)
+            tu_report(&failures, "  segmented_reduce u8 sum n=%zu: segment "
+                      "%zu [%llu, %llu) gives %u, not %u\n", SEG_HUGE_N, s,
+                      (unsigned long long)off[s],
+                      (unsigned long long)off[s + 1], got[s], want);
+    }
+    if (got[nseg] != TU_POISON)
+        tu_report(&failures, "  segmented_reduce u8 sum n=%zu: wrote past "
+                  "out[num_segments - 1]\n", SEG_HUGE_N);
+    parsum_free(tu_ctx, din);
+    tu_dev_free(dout);
+    tu_dev_free(doff);
+    free(got);
+    free(off);
+    assert_int_equal(failures, 0);
+}
+
 /* ---- custom operators (aff32 and pt3 of test_ops.h) ------------------ */
 
 typedef struct custom_case {
@@ -491,6 +572,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seg_reduce_determinism),
     cmocka_unit_test(test_seg_reduce_tile_edges),
     cmocka_unit_test(test_seg_reduce_edges_repeatable),
+    cmocka_unit_test(test_seg_reduce_huge),
     CC(aff32),
     CC(pt3),
 };
