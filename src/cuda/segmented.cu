@@ -6,13 +6,15 @@
  * per element, parsum.h). Offsets are turned into flags (n / 8 bytes
  * written and read once, a small price next to the values), keys too; then
  * the scan kernel of scan_kernels.cuh scans (value, flag) pairs in one pass
- * with its decoupled look-back. The segmented reduce is that same pass in
- * "reduce" mode, which writes each run's total to the run's slot instead
- * of writing every prefix: balanced by elements, so a million tiny
- * segments and one huge one cost the same per element. Empty segments get
- * the identity from a pass over the offsets; when there are any, a map
- * from run rank to segment index (the positions of the non-empty
- * segments) is built on the device, so nothing waits for the host.
+ * with its decoupled look-back. Reduce by key, and the segmented reduce of
+ * a custom operator, are that same pass in "reduce" mode, which writes
+ * each run's total to the run's slot instead of writing every prefix:
+ * balanced by elements, so a million tiny segments and one huge one cost
+ * the same per element. Empty segments get the identity from a pass over
+ * the offsets; when there are any, a map from run rank to segment index
+ * (the positions of the non-empty segments) is built on the device. The
+ * segmented reduce of the built-in operators needs none of this: it is
+ * one pass without look-back (segreduce.cu).
  */
 #include "cuda_internal.h"
 
