@@ -8,7 +8,12 @@
  * poisoned and one guard element past num_segments that must stay
  * poisoned; empty segments also checked against parsum_op_identity itself,
  * num_segments == 0; float SUM with rounding data bit-identical for 1, 2
- * and 7 threads and within parsum_reduce's bound per segment.
+ * and 7 threads and within parsum_reduce's bound per segment. A few
+ * million elements in segments of every length, empty ones among them, so
+ * that segment ends meet the GPU kernel's tile and block edges, from an
+ * aligned and a misaligned input, and float sums bit-identical from call
+ * to call there; with PARSUM_TEST_SEG_HUGE=1 on CUDA, more than 2^31
+ * elements.
  *
  * Custom operators (associative, not commutative, so an operand swap
  * shows): affine maps over uint32 and the seeds' farthest 3-D point, each
@@ -218,6 +223,235 @@ static void test_seg_reduce_determinism(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- tile and block edges ------------------------------------------- */
+
+/* Appends offset o to *off (k + 1 values so far, capacity *cap). */
+static void push_offset(uint64_t **off, size_t *k, size_t *cap, uint64_t o)
+{
+    if (*k + 2 > *cap) {
+        *cap *= 2;
+        *off = realloc(*off, *cap * sizeof **off);
+        if (*off == NULL)
+            fail_msg("out of host memory");
+    }
+    (*off)[++*k] = o;
+}
+
+/* A segmentation of n elements whose segment ends and empty segments fall
+ * on every kind of position relative to the tiles (a few thousand
+ * elements) and blocks of the CUDA kernel, whatever the device's size: in
+ * rotation, 2000 segments of 0-8 elements, one of 100000-300000 (many
+ * tiles), 3000 of 1, 500 empty ones, 200 of 1-1999, one of 0-49999 then
+ * an empty one; the segment that crosses n is cut there and three empty
+ * segments end the list. Returns the segment count. */
+static size_t edge_offsets(tu_rng *r, size_t n, uint64_t **out)
+{
+    size_t k = 0, cap = 1024;
+    uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
+    off[0] = 0;
+    for (int phase = 0; at < n; phase = (phase + 1) % 6) {
+        size_t count = phase == 0 ? 2000 : phase == 2 ? 3000
+                     : phase == 3 ? 500 : phase == 4 ? 200 : 1;
+        for (size_t i = 0; i < count && at < n; i++) {
+            uint64_t len = phase == 0 ? tu_below(r, 9)
+                         : phase == 1 ? 100000 + tu_below(r, 200001)
+                         : phase == 2 ? 1
+                         : phase == 3 ? 0
+                         : phase == 4 ? 1 + tu_below(r, 1999)
+                                      : tu_below(r, 50000);
+            at = at + len < n ? at + len : n;
+            push_offset(&off, &k, &cap, at);
+            if (phase == 5)
+                push_offset(&off, &k, &cap, at);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        push_offset(&off, &k, &cap, n);
+    *out = off;
+    return k;
+}
+
+/* Segmented reduce over edge_offsets at a few million elements, from a
+ * 16-byte-aligned input and from one misaligned by one element. */
+static void test_seg_reduce_tile_edges(void **state)
+{
+    (void)state;
+    static const red_case cases[] = {
+        {PARSUM_I32, PARSUM_SUM}, {PARSUM_F64, PARSUM_SUM},
+        {PARSUM_U8, PARSUM_XOR},  {PARSUM_I16, PARSUM_MAX},
+        {PARSUM_U64, PARSUM_PROD}, {PARSUM_F32, PARSUM_MIN}};
+    const size_t n = tu_quick ? 700001 : 5000077;
+    size_t failures = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        parsum_dtype d = cases[c].dtype;
+        parsum_op op = cases[c].op;
+        size_t es = parsum_dtype_size(d);
+        tu_rng r = tu_rng_for(d, op, n, 0xed9e);
+        unsigned char *in = tu_malloc(n * es);
+        tu_fill(&r, d, op, TU_DATA_EXACT, in, n);
+        uint64_t *off;
+        size_t nseg = edge_offsets(&r, n, &off);
+        unsigned char *want = tu_malloc((nseg + 1) * es),
+                      *got = tu_malloc((nseg + 1) * es);
+        parsum__ref_seg_reduce(in, want, off, nseg, d, op, NULL);
+        char what[200];
+        for (int shift = 0; shift < 2; shift++) {
+            snprintf(what, sizeof what, "segmented_reduce %s %s %s n=%zu "
+                     "tile-edge segments (%zu)%s (seed 0x%llx)",
+                     parsum_backend_name(tu_backend), parsum_dtype_name(d),
+                     parsum_op_name(op), n, nseg,
+                     shift ? ", input one element off 16-byte alignment" : "",
+                     (unsigned long long)tu_seed);
+            unsigned char *din = tu_dev_alloc((n + 1) * es);
+            void *dout = tu_dev_alloc((nseg + 1) * es),
+                 *doff = tu_dev_alloc((nseg + 1) * sizeof *off);
+            tu_upload(din + shift * es, in, n * es);
+            tu_upload(doff, off, (nseg + 1) * sizeof *off);
+            tu_dev_poison(dout, (nseg + 1) * es);
+            parsum_status st = parsum_segmented_reduce(
+                tu_ctx, din + shift * es, dout, doff, nseg, d, op);
+            if (st != PARSUM_OK) {
+                tu_report(&failures, "  %s: returned %s: %s\n", what,
+                          parsum_status_name(st), parsum_last_error(tu_ctx));
+            } else {
+                tu_download(got, dout, (nseg + 1) * es);
+                if (tu_compare_op(d, op, want, got, nseg, what) != 0)
+                    failures++;
+                check_empty_identity(d, op, off, nseg, got, what, &failures);
+                for (size_t b = 0; b < es; b++)
+                    if (got[nseg * es + b] != TU_POISON) {
+                        tu_report(&failures, "  %s: wrote past "
+                                  "out[num_segments - 1]\n", what);
+                        break;
+                    }
+            }
+            tu_dev_free(din);
+            tu_dev_free(dout);
+            tu_dev_free(doff);
+        }
+        free(in);
+        free(off);
+        free(want);
+        free(got);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Float SUM with rounding inputs over edge_offsets: the same bits from
+ * two calls (the GPU's grouping is a function of the input and the
+ * device only). */
+static void test_seg_reduce_edges_repeatable(void **state)
+{
+    (void)state;
+    const size_t n = tu_quick ? 700001 : 5000077;
+    size_t failures = 0;
+    for (int di = 0; di < 2; di++) {
+        parsum_dtype d = di ? PARSUM_F64 : PARSUM_F32;
+        size_t es = parsum_dtype_size(d);
+        tu_rng r = tu_rng_for(d, n, 0x5eed, 3);
+        unsigned char *in = tu_malloc(n * es);
+        tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
+        uint64_t *off;
+        size_t nseg = edge_offsets(&r, n, &off);
+        unsigned char *res[2];
+        for (int t = 0; t < 2; t++) {
+            res[t] = tu_malloc((nseg + 1) * es);
+            if (!run_reduce(d, PARSUM_SUM, NULL, in, n, off, nseg, res[t],
+                            "segmented_reduce float sum, tile-edge segments "
+                            "(repeatability)", &failures))
+                memset(res[t], 0, (nseg + 1) * es);
+        }
+        if (memcmp(res[0], res[1], nseg * es) != 0)
+            tu_report(&failures, "  segmented_reduce %s sum n=%zu: two calls "
+                      "differ\n", parsum_dtype_name(d), n);
+        free(res[0]);
+        free(res[1]);
+        free(in);
+        free(off);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* More than 2^31 elements (2.1 GB of U8, CUDA only, when
+ * PARSUM_TEST_SEG_HUGE=1): a segment of nearly 2^31 elements, one-element
+ * segments and an empty one around element 2^31, a segment of 2^20 and
+ * short ones to the end; in[i] is a hash of i, so the reference needs no
+ * host copy. */
+#define SEG_HUGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 4321)
+#define SEG_HUGE_BLOCK ((size_t)64 << 20)
+
+static unsigned char seg_huge_value(uint64_t i)
+{
+    return (unsigned char)((i * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+static void test_seg_reduce_huge(void **state)
+{
+    (void)state;
+    const char *on = getenv("PARSUM_TEST_SEG_HUGE");
+    if (on == NULL || strcmp(on, "1") != 0 ||
+        tu_backend != PARSUM_BACKEND_CUDA)
+        skip();
+    const uint64_t two31 = (uint64_t)1 << 31;
+    size_t k = 0, cap = 1024;
+    uint64_t *off = tu_malloc(cap * sizeof *off);
+    off[0] = 0;
+    push_offset(&off, &k, &cap, 1000);
+    push_offset(&off, &k, &cap, two31 - 50);
+    for (int i = 0; i < 100; i++)
+        push_offset(&off, &k, &cap, off[k] + 1);
+    push_offset(&off, &k, &cap, off[k]);
+    push_offset(&off, &k, &cap, two31 + ((uint64_t)1 << 20));
+    tu_rng r = tu_rng_for(0x5e6, 0x4a9e, 0, tu_seed);
+    while (off[k] < SEG_HUGE_N) {
+        uint64_t at = off[k] + 1 + tu_below(&r, 8);
+        push_offset(&off, &k, &cap, at < SEG_HUGE_N ? at : SEG_HUGE_N);
+    }
+    push_offset(&off, &k, &cap, SEG_HUGE_N);
+    const size_t nseg = k;
+    void *din = NULL;
+    if (parsum_alloc(tu_ctx, &din, SEG_HUGE_N) != PARSUM_OK) {
+        free(off);
+        skip();
+    }
+    unsigned char *blk = tu_malloc(SEG_HUGE_BLOCK);
+    for (size_t at = 0; at < SEG_HUGE_N; at += SEG_HUGE_BLOCK) {
+        size_t len = SEG_HUGE_N - at < SEG_HUGE_BLOCK ? SEG_HUGE_N - at
+                                                       : SEG_HUGE_BLOCK;
+        for (size_t i = 0; i < len; i++)
+            blk[i] = seg_huge_value(at + i);
+        tu_upload((char *)din + at, blk, len);
+    }
+    free(blk);
+    unsigned char *got = tu_malloc(nseg + 1);
+    void *dout = tu_dev_alloc(nseg + 1), *doff = tu_dev_alloc((nseg + 1) * 8);
+    tu_upload(doff, off, (nseg + 1) * 8);
+    tu_dev_poison(dout, nseg + 1);
+    size_t failures = 0;
+    TU_OK(parsum_segmented_reduce(tu_ctx, din, dout, doff, nseg, PARSUM_U8,
+                                  PARSUM_SUM));
+    tu_download(got, dout, nseg + 1);
+    for (size_t s = 0; s < nseg && failures < TSEG_MAX_FAILURES; s++) {
+        unsigned char want = 0;
+        for (uint64_t i = off[s]; i < off[s + 1]; i++)
+            want = (unsigned char)(want + seg_huge_value(i));
+        if (got[s] != want)
+            tu_report(&failures, "  segmented_reduce u8 sum n=%zu: segment "
+                      "%zu [%llu, %llu) gives %u, not %u\n", SEG_HUGE_N, s,
+                      (unsigned long long)off[s],
+                      (unsigned long long)off[s + 1], got[s], want);
+    }
+    if (got[nseg] != TU_POISON)
+        tu_report(&failures, "  segmented_reduce u8 sum n=%zu: wrote past "
+                  "out[num_segments - 1]\n", SEG_HUGE_N);
+    parsum_free(tu_ctx, din);
+    tu_dev_free(dout);
+    tu_dev_free(doff);
+    free(got);
+    free(off);
+    assert_int_equal(failures, 0);
+}
+
 /* ---- custom operators (aff32 and pt3 of test_ops.h) ------------------ */
 
 typedef struct custom_case {
@@ -336,6 +570,9 @@ static const struct CMUnitTest tests[] = {
     FLOAT_CASES(F32), FLOAT_CASES(F64),
     cmocka_unit_test(test_seg_reduce_long_and_none),
     cmocka_unit_test(test_seg_reduce_determinism),
+    cmocka_unit_test(test_seg_reduce_tile_edges),
+    cmocka_unit_test(test_seg_reduce_edges_repeatable),
+    cmocka_unit_test(test_seg_reduce_huge),
     CC(aff32),
     CC(pt3),
 };

@@ -6,17 +6,20 @@
  * per element, parsum.h). Offsets are turned into flags (n / 8 bytes
  * written and read once, a small price next to the values), keys too; then
  * the scan kernel of scan_kernels.cuh scans (value, flag) pairs in one pass
- * with its decoupled look-back. The segmented reduce is that same pass in
- * "reduce" mode, which writes each run's total to the run's slot instead
- * of writing every prefix: balanced by elements, so a million tiny
- * segments and one huge one cost the same per element. Empty segments get
- * the identity from a pass over the offsets; when there are any, a map
- * from run rank to segment index (the positions of the non-empty
- * segments) is built on the device, so nothing waits for the host.
+ * with its decoupled look-back. Reduce by key, and the segmented reduce of
+ * a custom operator, are that same pass in "reduce" mode, which writes
+ * each run's total to the run's slot instead of writing every prefix:
+ * balanced by elements, so a million tiny segments and one huge one cost
+ * the same per element. Empty segments get the identity from a pass over
+ * the offsets; when there are any, a map from run rank to segment index
+ * (the positions of the non-empty segments) is built on the device. The
+ * segmented reduce of the built-in operators needs none of this: it is
+ * one pass without look-back (segreduce.cu).
  */
 #include "cuda_internal.h"
 
 #include "scan_kernels.cuh"
+#include "segreduce.h"
 
 #include <string.h>
 
@@ -460,7 +463,12 @@ parsum_status parsum__cuda_seg_reduce(parsum_context *ctx, const void *in,
                             "%s: num_segments = %zu; the CUDA backend reduces "
                             "at most 2^32 - 1 segments per call",
                             st->api, nseg);
-    /* n = offsets[nseg] sizes the grid: read back (one synchronization). */
+    /* Built-in operators: one pass without look-back (segreduce.cu). */
+    if (custom == NULL)
+        return parsum__cuda_seg_reduce_builtin(ctx, in, out, offsets, nseg,
+                                               dtype, op);
+    /* Custom operators: the scan kernel in reduce mode. n = offsets[nseg]
+     * sizes its grid: read back (one synchronization). */
     uint64_t n64 = 0;
     PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(&n64, offsets + nseg, sizeof n64,
                                          cudaMemcpyDefault, st->stream));

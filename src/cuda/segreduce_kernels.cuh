@@ -1,0 +1,687 @@
+/*
+ * segreduce_kernels.cuh - the segmented reduce over CSR offsets without a
+ * look-back: every block folds its own share of the input, writes the
+ * totals of the segments that end in it, and leaves one carry (the
+ * partial of the segment still open at its end); the last block to finish
+ * folds the carries in block order and completes the segments that cross
+ * block boundaries.
+ *
+ * Work is split by cost, not by elements: the "merge path" of the input
+ * is the sequence, segment by segment, of its elements (cost 1 each) and
+ * of the segment's end (cost W, the bytes of an offset and an output in
+ * element units). Point k of the path is the cut (s, e): segment s is
+ * open, elements before e are consumed, s's end is not; s is the last
+ * segment with Q(s) = offsets[s] + W s <= k and e = min(offsets[s] + k -
+ * Q(s), offsets[s + 1]). Block b takes the path [b P, (b + 1) P) for P =
+ * ceil(cost / G) (G resident blocks), so one huge segment, millions of
+ * one-element segments and runs of empty segments all cost the same per
+ * byte, and the grid size does not depend on n (offsets[nseg], which the
+ * kernel reads on the device: the host never waits for it).
+ *
+ * Inside a block the path is cut into tiles of TC = 256 x IPT cost. A
+ * tile without a segment end (inside a long segment) is a plain reduce:
+ * 16-byte loads straight into registers, folded per thread, and one block
+ * reduction per run of such tiles. Another tile is staged in shared
+ * memory (elements, and the offsets of the segments it can reach, the
+ * "window"); thread t takes the path [t IPT, (t + 1) IPT) of the tile,
+ * finds its cut by binary search in the window, folds its elements in
+ * order, writes the segments that start and end inside it, and hands
+ * (partial of its last segment, whether it ended one) to a segmented scan
+ * over the block's threads, which gives each thread the partial of the
+ * segment it started in.
+ *
+ * Every fold keeps sequence order within a thread, and the combining
+ * trees (threads, warps, tiles, blocks) are fixed functions of the
+ * offsets, n and G: results are bit-identical run to run. The fast tiles
+ * fold a thread's strided vectors into one value, which assumes a
+ * commutative operator (the built-in ones are, in value).
+ *
+ * Offsets are not checked: every offset read is clamped to n, every
+ * staged index to its tile, and only out[0 .. nseg) is written, so
+ * invalid offsets give unspecified results but no access outside in, out
+ * and offsets.
+ */
+#ifndef PARSUM_SEGREDUCE_KERNELS_CUH
+#define PARSUM_SEGREDUCE_KERNELS_CUH
+
+#ifndef __CUDACC_RTC__
+#include "kernel_common.cuh"
+#endif
+
+namespace parsum_k {
+
+/* Resident blocks per multiprocessor that the kernel is built for
+ * (__launch_bounds__: 64 registers for 4, 85 for 3, where 8-byte values
+ * would otherwise spill 80-160 bytes); the host launches this many per
+ * multiprocessor. */
+__host__ __device__ constexpr int segred_blocks_per_sm(u64 size)
+{
+    return size <= 4 ? 4 : 3;
+}
+
+struct segred_args {
+    const void *in;
+    void *out;
+    const u64 *offsets; /* nseg + 1 values; n = offsets[nseg] */
+    u64 nseg;           /* > 0 */
+    u32 num_blocks;     /* G */
+    u32 options;        /* OPT_VEC: in is 16-byte aligned */
+    u64 *carry_seg;     /* G: block b's first segment, bit 63: b ended it */
+    u32 *carry_val;     /* G slots: the partial of the segment open at b's end */
+    u32 *counter;       /* blocks done; 0 before the launch, reset after */
+};
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+template <class T>
+struct segred_cfg {
+    static constexpr int BLOCK = 256;
+    static constexpr int NWARP = BLOCK / 32;
+    static constexpr u32 ES = (u32)sizeof(T);
+    static constexpr u32 V = (u32)vec_elems(sizeof(T));
+    /* Path per thread and tile: 32 to 64 bytes of elements. */
+    static constexpr u32 IPT = ES <= 1 ? 32u : ES <= 4 ? 16u : 8u;
+    static constexpr u32 TC = BLOCK * IPT;
+    /* A segment end moves 8 offset bytes and one output element. */
+    static constexpr u64 W = (8u + 2u * ES - 1u) / ES;
+    /* A tile reaches at most TC / W segment ends: the window holds their
+     * offsets and one more. */
+    static constexpr u32 WIN = TC / (u32)W + 3u;
+    /* Staged elements: one padding element per 128 bytes, so that threads
+     * walking their own runs of IPT elements hit different banks. */
+    static constexpr u32 PADK = 128u / ES;
+    static constexpr u32 XCAP = TC + V;
+    static constexpr u32 XSLOTS = XCAP + XCAP / PADK + 1u;
+    /* Vectors per thread of a tile (a tile may start mid-vector). */
+    static constexpr int ROWS = (int)((TC / V + BLOCK - 1) / BLOCK) + 1;
+    static_assert(16 % sizeof(T) == 0, "built-in element sizes only");
+};
+
+template <class T>
+struct segred_smem {
+    T x[segred_cfg<T>::XSLOTS];
+    u64 win[2][segred_cfg<T>::WIN]; /* current window, next one */
+    u64 cut_e[segred_cfg<T>::BLOCK];
+    u32 cut_j[segred_cfg<T>::BLOCK];
+    T red[segred_cfg<T>::NWARP];
+    u32 redf[segred_cfg<T>::NWARP];
+    u64 bcast[4];
+    u32 last;
+};
+
+template <class C>
+__device__ __forceinline__ u32 segred_slot(u32 i)
+{
+    return i + i / C::PADK;
+}
+
+/* The cut at path point k, searched over all of offsets by one warp
+ * (32 probes per step: 7 dependent loads for 2^32 segments). */
+template <class C>
+__device__ __forceinline__ void segred_find(const u64 *offsets, u64 nseg,
+                                            u64 n, u64 k, int lane, u64 &s,
+                                            u64 &e)
+{
+    u64 lo = 0, hi = nseg;
+    while (lo < hi) {
+        const u64 step = (hi - lo + 32) / 32;
+        const u64 p = lo + (u64)lane * step;
+        bool ok = false;
+        if (p <= hi) {
+            u64 o = offsets[p];
+            o = o < n ? o : n;
+            ok = o + C::W * p <= k;
+        }
+        const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, ok);
+        const u64 last = b != 0u ? (u64)(31 - __clz((int)b)) : 0ull;
+        lo += last * step;
+        hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+    }
+    u64 o = offsets[lo], o1 = lo < nseg ? offsets[lo + 1] : n;
+    o = o < n ? o : n;
+    o1 = o1 < n ? o1 : n;
+    const u64 q = o + C::W * lo;
+    const u64 x = q <= k ? o + (k - q) : o;
+    s = lo;
+    e = x < o1 ? x : o1;
+}
+
+/* Window entry j: offsets[st + j] clamped to n (the window is filled by
+ * asynchronous copies, so the clamp happens here). */
+__device__ __forceinline__ u64 segred_wv(const u64 *win, u32 j, u64 n)
+{
+    const u64 o = win[j];
+    return o < n ? o : n;
+}
+
+/* The cut at path point k from the window (win[j] = offsets[st + j]), the
+ * answer known to lie in [lo, hi]. The probes skip the clamp to n: with
+ * valid offsets it changes nothing, with invalid ones the answer stays in
+ * [lo, hi] and the cut's element is clamped. */
+template <class C>
+__device__ __forceinline__ void segred_wcut(const u64 *win, u64 st, u32 lo,
+                                            u32 hi, u64 n, u64 k, u32 &j,
+                                            u64 &e)
+{
+    const u64 ws = C::W * st;
+    while (lo < hi) {
+        const u32 mid = (lo + hi + 1) >> 1;
+        if (win[mid] + (C::W * mid + ws) <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const u64 o = segred_wv(win, lo, n), o1 = segred_wv(win, lo + 1, n);
+    const u64 q = o + C::W * (st + lo);
+    const u64 x = q <= k ? o + (k - q) : o;
+    j = lo;
+    e = x < o1 ? x : o1;
+}
+
+/* segred_wcut for the answer in [0, hi], searched by the whole warp (32
+ * probes per step: 3 steps for a full window instead of 11). */
+template <class C>
+__device__ __forceinline__ void segred_wcut_warp(const u64 *win, u64 st,
+                                                 u32 hi, u64 n, u64 k,
+                                                 int lane, u32 &j, u64 &e)
+{
+    const u64 ws = C::W * st;
+    u32 lo = 0;
+    while (lo < hi) {
+        const u32 step = (hi - lo + 32) / 32;
+        const u32 p = lo + (u32)lane * step;
+        const bool ok = p <= hi && win[p] + (C::W * p + ws) <= k;
+        const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, ok);
+        lo += (b != 0u ? (u32)(31 - __clz((int)b)) : 0u) * step;
+        hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+    }
+    segred_wcut<C>(win, st, lo, lo, n, k, j, e);
+}
+
+/* 8-byte copies from global to shared memory that bypass the registers
+ * (cp.async), so a window can load while the previous tile is worked on;
+ * plain loads before sm_80. */
+__device__ __forceinline__ void segred_cp8(u64 *dst, const u64 *src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d),
+                 "l"(src)
+                 : "memory");
+#else
+    *dst = *src;
+#endif
+}
+
+__device__ __forceinline__ void segred_cp_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void segred_cp_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+/* The 16 bytes of elements [base, base + V); elements at or past n read
+ * as pad. */
+template <class T, class C>
+__device__ __forceinline__ vec16 segred_load(const T *in, u64 base, u64 n,
+                                             bool vec, const T &pad)
+{
+    if (vec && base + C::V <= n) {
+        const uint4 r = __ldg(reinterpret_cast<const uint4 *>(in + base));
+        return vec16{r.x, r.y, r.z, r.w};
+    }
+    T t[C::V];
+#pragma unroll
+    for (u32 v = 0; v < C::V; ++v)
+        t[v] = base + v < n ? in[base + v] : pad;
+    vec16 q;
+    memcpy(&q, t, sizeof q);
+    return q;
+}
+
+/* acc (+) the elements [e0, e1) (at most TC), each thread folding its
+ * vectors r BLOCK + tid of the vector-aligned range, in row order. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_fast(T acc, const T *in, u64 e0, u64 e1,
+                                         u64 n, bool vec, const T &pad,
+                                         const Op &op, int tid)
+{
+    const u64 a0 = e0 - e0 % C::V;
+    const u64 nvec = (e1 - a0 + C::V - 1) / C::V;
+    vec16 q[C::ROWS];
+#pragma unroll
+    for (int r = 0; r < C::ROWS; ++r) {
+        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
+        if (vi < nvec)
+            q[r] = segred_load<T, C>(in, a0 + vi * C::V, n, vec, pad);
+    }
+#pragma unroll
+    for (int r = 0; r < C::ROWS; ++r) {
+        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
+        if (vi < nvec) {
+            T t[C::V];
+            memcpy(t, &q[r], sizeof t);
+            const u64 b = a0 + vi * C::V;
+            if (b >= e0 && b + C::V <= e1) {
+#pragma unroll
+                for (u32 v = 0; v < C::V; ++v)
+                    acc = op(acc, t[v]);
+            } else {
+#pragma unroll
+                for (u32 v = 0; v < C::V; ++v)
+                    if (b + v >= e0 && b + v < e1)
+                        acc = op(acc, t[v]);
+            }
+        }
+    }
+    return acc;
+}
+
+/* Stages the nvec vectors from element a0 (a multiple of V) into sm.x:
+ * element a0 + i at segred_slot(i). */
+template <class T, class C>
+__device__ __forceinline__ void segred_stage(segred_smem<T> &sm, const T *in,
+                                             u64 a0, u64 nvec, u64 n,
+                                             bool vec, const T &pad, int tid)
+{
+    vec16 q[C::ROWS];
+#pragma unroll
+    for (int r = 0; r < C::ROWS; ++r) {
+        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
+        if (vi < nvec)
+            q[r] = segred_load<T, C>(in, a0 + vi * C::V, n, vec, pad);
+    }
+#pragma unroll
+    for (int r = 0; r < C::ROWS; ++r) {
+        const u32 vi = (u32)r * C::BLOCK + (u32)tid;
+        if (vi < nvec) {
+            T t[C::V];
+            memcpy(t, &q[r], sizeof t);
+#pragma unroll
+            for (u32 v = 0; v < C::V; ++v)
+                sm.x[segred_slot<C>(vi * C::V + v)] = t[v];
+        }
+    }
+}
+
+/* Block reduction in thread order (fixed tree); the result in every
+ * thread. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_block_reduce(segred_smem<T> &sm, T v,
+                                                 int lane, int warp,
+                                                 const Op &op)
+{
+    v = warp_reduce(v, op);
+    __syncthreads(); /* earlier readers of sm.red are done */
+    if (lane == 0)
+        sm.red[warp] = v;
+    __syncthreads();
+    T r = sm.red[0];
+    for (int w = 1; w < C::NWARP; ++w)
+        r = op(r, sm.red[w]);
+    return r;
+}
+
+/* Exclusive scan over the block's threads of (v, f) under
+ * (v1, f1) . (v2, f2) = (f2 ? v2 : v1 (+) v2, f1 | f2), starting from
+ * (carry, false): a thread whose f is set starts a new segment. Returns
+ * the thread's exclusive value; total = the value after the last thread. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_scan(segred_smem<T> &sm, T v, bool f,
+                                         const T &carry, T &total, int lane,
+                                         int warp, const Op &op)
+{
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const T ov = shfl_up(v, d);
+        const bool of = __shfl_up_sync(PARSUM_K_FULL_MASK, (int)f, d) != 0;
+        if (lane >= d) {
+            if (!f)
+                v = op(ov, v);
+            f = f || of;
+        }
+    }
+    __syncthreads(); /* earlier readers of sm.red are done */
+    if (lane == 31) {
+        sm.red[warp] = v;
+        sm.redf[warp] = f ? 1u : 0u;
+    }
+    __syncthreads();
+    T p = carry, t = carry;
+    for (int w = 0; w < C::NWARP; ++w) {
+        if (w == warp)
+            p = t;
+        t = sm.redf[w] != 0u ? sm.red[w] : op(t, sm.red[w]);
+    }
+    total = t;
+    const T iv = shfl_up(v, 1);
+    const bool ifl = __shfl_up_sync(PARSUM_K_FULL_MASK, (int)f, 1) != 0;
+    if (lane == 0)
+        return p;
+    return ifl ? iv : op(p, iv);
+}
+
+/* The per-block state of the walk along the path. Windows: buffer wb of
+ * sm.win holds offsets[win_s .. win_s + wjmax + 1] (WEND: up to the
+ * block's last segment); with PF, the other buffer is filling with the
+ * window of the next tile's first segment (pf_jmax, PF_END). */
+enum : u32 { SEGRED_WB = 1u, SEGRED_WEND = 2u, SEGRED_PF = 4u,
+             SEGRED_PF_END = 8u };
+
+template <class T>
+struct segred_walk {
+    u64 st;    /* open segment at the current cut */
+    u64 et;    /* and the cut's element */
+    T carry;   /* partial (this block only) of segment st */
+    u64 win_s; /* window */
+    u32 wjmax;
+    u32 pf_jmax;
+    u32 bits; /* SEGRED_* */
+    u32 jmax; /* view from st: win[j] = offsets[st + j] for j <= jmax + 1 */
+    const u64 *win;
+};
+
+/* Whether the window serves a tile starting in segment s: a tile reaches
+ * at most TC / W segment ends past s. */
+template <class T, class C>
+__device__ __forceinline__ bool segred_covers(const segred_walk<T> &w, u64 s)
+{
+    if (s < w.win_s || s - w.win_s > w.wjmax)
+        return false;
+    return (w.bits & SEGRED_WEND) != 0u ||
+           w.wjmax - (u32)(s - w.win_s) >= C::TC / (u32)C::W + 1u;
+}
+
+/* Starts filling the other buffer with the window of segment s (the
+ * block's segments end at s_end); segred_use_window waits for it. */
+template <class T, class C>
+__device__ __forceinline__ void segred_fill(segred_smem<T> &sm,
+                                            segred_walk<T> &w,
+                                            const u64 *offsets, u64 nseg,
+                                            u64 n, u64 s, u64 s_end, int tid)
+{
+    const u64 reach = s_end > s ? s_end - s : 0;
+    const bool end = reach <= C::WIN - 2;
+    w.pf_jmax = end ? (u32)reach : C::WIN - 2;
+    w.bits = (w.bits & (SEGRED_WB | SEGRED_WEND)) | SEGRED_PF |
+             (end ? SEGRED_PF_END : 0u);
+    u64 *dst = sm.win[(w.bits & SEGRED_WB) ^ 1u];
+    for (u32 j = (u32)tid; j <= w.pf_jmax + 1; j += C::BLOCK) {
+        if (s + j <= nseg)
+            segred_cp8(dst + j, offsets + s + j);
+        else
+            dst[j] = n;
+    }
+    segred_cp_commit();
+}
+
+/* Makes w.win a window for segment w.st: the current one, the one
+ * filling, or a new one (waited for). Block-uniform. */
+template <class T, class C>
+__device__ __forceinline__ void segred_use_window(segred_smem<T> &sm,
+                                                  segred_walk<T> &w,
+                                                  const u64 *offsets,
+                                                  u64 nseg, u64 n, u64 s_end,
+                                                  int tid)
+{
+    if (!segred_covers<T, C>(w, w.st)) {
+        /* The other buffer was last read before the barrier that made it
+         * the other one: free to fill. */
+        /* A fill started by the last tile is for w.st (its end). */
+        if ((w.bits & SEGRED_PF) == 0u)
+            segred_fill<T, C>(sm, w, offsets, nseg, n, w.st, s_end, tid);
+        segred_cp_wait();
+        __syncthreads();
+        w.win_s = w.st;
+        w.wjmax = w.pf_jmax;
+        w.bits = ((w.bits & SEGRED_WB) ^ SEGRED_WB) |
+                 ((w.bits & SEGRED_PF_END) != 0u ? SEGRED_WEND : 0u);
+    }
+    const u32 base = (u32)(w.st - w.win_s);
+    w.win = sm.win[w.bits & SEGRED_WB] + base;
+    w.jmax = w.wjmax - base;
+}
+
+/* One tile with segment ends: path [k, kt1) of the block's [.., k1). */
+template <class T, class C, class Op>
+__device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
+                            const T *in, T *out, const u64 *offsets, u64 n,
+                            u64 nseg, u64 s_end, u64 k, u64 kt1, u64 k1,
+                            bool vec, const T &id, const T &pad, const Op &op,
+                            int tid)
+{
+    const int lane = tid & 31, warp = tid >> 5;
+    const u64 *win = w.win;
+    u32 jt;
+    u64 etile;
+    segred_wcut_warp<C>(win, w.st, w.jmax, n, kt1, lane, jt, etile);
+    const u64 ebase = w.et;
+    u64 cnt = etile > ebase ? etile - ebase : 0;
+    cnt = cnt < C::TC ? cnt : C::TC; /* only invalid offsets clamp */
+    const u64 eend = ebase + cnt;
+    const u64 a0 = ebase - ebase % C::V;
+    const u64 nvec = cnt > 0 ? (eend - a0 + C::V - 1) / C::V : 0;
+    __syncthreads(); /* the last tile's readers of sm.x, sm.cut_* are done */
+    /* The next tile's window loads while this one is worked on. */
+    if (kt1 < k1 && !segred_covers<T, C>(w, w.st + jt))
+        segred_fill<T, C>(sm, w, offsets, nseg, n, w.st + jt, s_end, tid);
+    segred_stage<T, C>(sm, in, a0, nvec, n, vec, pad, tid);
+    /* Path d = kk - k into the tile has passed j segment ends and at most
+     * cnt elements, and the tile may start inside an end: d - cnt - W <
+     * W j < d + W. */
+    const u64 d = (u64)tid * C::IPT < kt1 - k ? (u64)tid * C::IPT : kt1 - k;
+    const u64 kk = k + d;
+    u32 jlo = d > cnt + C::W ? (u32)((d - cnt) / C::W) - 1u : 0u;
+    u32 jhi = (u32)((d + C::W - 1) / C::W);
+    jhi = jhi < jt ? jhi : jt;
+    jlo = jlo < jhi ? jlo : jhi;
+    u32 j0;
+    u64 e0;
+    segred_wcut<C>(win, w.st, jlo, jhi, n, kk, j0, e0);
+    sm.cut_j[tid] = j0;
+    sm.cut_e[tid] = e0;
+    __syncthreads();
+    u32 j1 = jt;
+    u64 e1 = etile;
+    if (tid + 1 < C::BLOCK) {
+        j1 = sm.cut_j[tid + 1];
+        e1 = sm.cut_e[tid + 1];
+    }
+
+    /* This thread's path: the rest of segment st + j0 (its "head", which
+     * may have begun before), whole segments, the start of st + j1. */
+    T acc = pad, head = pad;
+    u64 e = e0 > ebase ? e0 : ebase;
+    u64 lo = segred_wv(win, j0, n);
+    for (u32 j = j0; j < j1; ++j) {
+        const u64 hi = segred_wv(win, j + 1, n);
+        const u64 stop = hi < eend ? hi : eend;
+        for (; e < stop; ++e)
+            acc = op(acc, sm.x[segred_slot<C>((u32)(e - a0))]);
+        if (j == j0) {
+            head = acc;
+        } else {
+            const u64 s = w.st + j;
+            if (s < nseg)
+                out[s] = lo == hi ? id : acc;
+        }
+        acc = pad;
+        lo = hi;
+    }
+    const u64 stop = e1 < eend ? e1 : eend;
+    for (; e < stop; ++e)
+        acc = op(acc, sm.x[segred_slot<C>((u32)(e - a0))]);
+
+    const bool ended = j1 > j0;
+    T total;
+    const T excl = segred_scan<T, C>(sm, acc, ended, w.carry, total, lane,
+                                     warp, op);
+    if (ended) {
+        const u64 s = w.st + j0;
+        if (s < nseg)
+            out[s] = segred_wv(win, j0, n) == segred_wv(win, j0 + 1, n)
+                         ? id
+                         : op(excl, head);
+    }
+    w.carry = total;
+    w.st += jt;
+    w.et = etile;
+}
+
+/* The last block: block b's carry completes its first segment when b
+ * ended it: out[s_b] = (carries of the blocks before b back to the last
+ * one that ended a segment) (+) out[s_b]. */
+template <class T, class C, class Op>
+__device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
+                             T *out, const T &pad, const Op &op, int tid)
+{
+    const int lane = tid & 31, warp = tid >> 5;
+    const u32 g = a.num_blocks;
+    const u32 per = (g + C::BLOCK - 1) / C::BLOCK;
+    u32 b0 = (u32)tid * per;
+    b0 = b0 < g ? b0 : g;
+    const u32 b1 = b0 + per < g ? b0 + per : g;
+    T v = pad;
+    bool f = false;
+    for (u32 b = b0; b < b1; ++b) {
+        const bool fb = (__ldcg(a.carry_seg + b) >> 63) != 0;
+        const T vb = load_slot<T>(a.carry_val, b);
+        v = fb ? vb : op(v, vb);
+        f = f || fb;
+    }
+    T total;
+    T p = segred_scan<T, C>(sm, v, f, pad, total, lane, warp, op);
+    for (u32 b = b0; b < b1; ++b) {
+        const u64 cs = __ldcg(a.carry_seg + b);
+        const bool fb = (cs >> 63) != 0;
+        const u64 s = cs & ~(1ull << 63);
+        if (b > 0 && fb && s < a.nseg) {
+            T o;
+            if constexpr (sizeof(T) == 1) {
+                const unsigned char r =
+                    __ldcg(reinterpret_cast<const unsigned char *>(out + s));
+                memcpy(&o, &r, 1);
+            } else if constexpr (sizeof(T) == 2) {
+                const unsigned short r =
+                    __ldcg(reinterpret_cast<const unsigned short *>(out + s));
+                memcpy(&o, &r, 2);
+            } else if constexpr (sizeof(T) == 4) {
+                const u32 r = __ldcg(reinterpret_cast<const u32 *>(out + s));
+                memcpy(&o, &r, 4);
+            } else {
+                const u64 r = __ldcg(reinterpret_cast<const u64 *>(out + s));
+                memcpy(&o, &r, 8);
+            }
+            out[s] = op(p, o);
+        }
+        const T vb = load_slot<T>(a.carry_val, b);
+        p = fb ? vb : op(p, vb);
+    }
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
+                                  segred_blocks_per_sm(sizeof(T)))
+    segred_kernel(segred_args a, T id, T pad)
+{
+    typedef segred_cfg<T> C;
+    __shared__ segred_smem<T> sm;
+    const Op op{};
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31, warp = tid >> 5;
+    const T *in = static_cast<const T *>(a.in);
+    T *out = static_cast<T *>(a.out);
+    const u64 nseg = a.nseg;
+    const u64 n = a.offsets[nseg];
+    const u64 cost = n + C::W * nseg;
+    const u64 g = a.num_blocks;
+    const u64 per = (cost + g - 1) / g;
+    const u64 b = blockIdx.x;
+    const u64 k0 = b * per < cost ? b * per : cost;
+    const u64 k1 = cost - k0 > per ? k0 + per : cost;
+    const bool vec = (a.options & OPT_VEC) != 0u;
+
+    if (warp < 2) {
+        u64 s, e;
+        segred_find<C>(a.offsets, nseg, n, warp == 0 ? k0 : k1, lane, s, e);
+        if (lane == 0) {
+            sm.bcast[2 * warp] = s;
+            sm.bcast[2 * warp + 1] = e;
+        }
+    }
+    __syncthreads();
+    segred_walk<T> w;
+    w.st = sm.bcast[0];
+    w.et = sm.bcast[1];
+    w.carry = pad;
+    w.win_s = ~0ull;
+    w.wjmax = 0;
+    w.pf_jmax = 0;
+    w.bits = 0;
+    w.jmax = 0;
+    w.win = sm.win[0];
+    const u64 s_first = w.st, s_end = sm.bcast[2];
+    T facc = pad; /* this thread's part of a run of fast tiles */
+    bool fpend = false;
+    for (u64 k = k0; k < k1;) {
+        const u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
+        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
+        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
+        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
+            /* No segment ends in this tile. */
+            const u64 q = w0 + C::W * w.st;
+            u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
+            e1 = e1 < w1 ? e1 : w1;
+            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
+            if (e1 > w.et)
+                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
+                                         tid);
+            fpend = true;
+            w.et = e1;
+        } else {
+            if (fpend) {
+                w.carry = op(w.carry, segred_block_reduce<T, C>(
+                                          sm, facc, lane, warp, op));
+                facc = pad;
+                fpend = false;
+            }
+            segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end, k,
+                              kt1, k1, vec, id, pad, op, tid);
+        }
+        k = kt1;
+    }
+    if (fpend)
+        w.carry = op(w.carry,
+                     segred_block_reduce<T, C>(sm, facc, lane, warp, op));
+
+    if (tid == 0) {
+        a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
+        store_slot(a.carry_val, b, w.carry);
+    }
+    /* Every thread's writes of out before the count (cumulativity of the
+     * fence across the barrier). */
+    __threadfence();
+    __syncthreads();
+    if (tid == 0)
+        sm.last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u ? 1u : 0u;
+    __syncthreads();
+    if (sm.last == 0u)
+        return;
+    __threadfence();
+    segred_fixup<T, C>(sm, a, out, pad, op, tid);
+    if (tid == 0)
+        *a.counter = 0u; /* ready for the next launch */
+}
+
+#endif /* __CUDACC__ || __CUDACC_RTC__ */
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_SEGREDUCE_KERNELS_CUH */
