@@ -87,6 +87,10 @@ int parsum__sort_blocks(int nt);
  * write-combining scatter (sort_call.c). */
 size_t parsum__sort_wc_threshold(void);
 
+/* Bytes of a thread's local buffer of the MSD-first sort (sort_call.c):
+ * PARSUM__SORT_LOCAL_BYTES unless the environment says otherwise. */
+size_t parsum__sort_local_bytes(void);
+
 /* Bytes of a value in the value temporary: the positions of
  * parsum_sort_indices travel as uint32_t when they fit. */
 static inline size_t parsum__sort_temp_vs(const parsum__sort_call *c)
