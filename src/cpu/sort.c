@@ -26,10 +26,11 @@
  * generates the positions in its first pass, and carries them as 32-bit
  * values between passes when they fit.
  *
- * Arrays beyond the cache whose top digit splits them into buckets that
- * each fit a thread's local buffer take one MSD pass first instead (see
+ * Arrays beyond the cache whose top digit splits them into buckets of
+ * which none holds a large share take one MSD pass first instead (see
  * "MSD first" below): the top digit's pass, then every bucket sorted by
- * the lower bits in the cache. On the 2-core development machine this
+ * the lower bits in the cache (split first into parts where it does not
+ * fit a thread's local buffer). On the 2-core development machine this
  * took a third less CPU time than three 11-bit LSD passes over memory
  * for 2^26 random u32 keys (which were not bound by memory bandwidth but
  * by the scatter's stores to 2^11 places at once), and half for u64.
@@ -367,7 +368,7 @@ static span span_of(const parsum__sort_call *c, size_t off)
 }
 
 
-/* ---- MSD first: one pass over memory, then each bucket in the cache ------
+/* ---- MSD first: the top digit over memory, then each bucket in the cache -
  * An array that does not fit in the cache crosses memory once per LSD
  * pass. The MSD-first sort instead takes the most significant digit first
  * (a stable counting sort by it, into the temporary, write-combining),
@@ -377,15 +378,19 @@ static span span_of(const parsum__sort_call *c, size_t off)
  * every step is; the array crosses memory about twice instead of once per
  * pass, and the bucket passes are plain stores to the cache. A digit that
  * is constant within a bucket is skipped there.
- * The top digit is made as wide as the scatter allows (11 bits) where the
- * LSD plan's top digit would leave buckets beyond a local buffer (2^28 u32
- * keys: 2^10 buckets of 2^18 keys, at the buffer's limit). A bucket that
- * is still too big (wider keys or values, or more keys) is split by one
- * more counting sort by its next few bits, from the temporary to the
- * output, by the thread that took it, and its parts go on from there (the
- * parts of a part back to the temporary, and so on). The sort takes this
- * path only while no bucket holds a large share of the array, so that the
- * threads, taking buckets one at a time, stay busy to the end. */
+ * A bucket beyond the local buffer (2^18 keys of a 2^28-key array, say)
+ * is split first by one more counting sort by its next few bits, from the
+ * temporary to the output, by the thread that took it, into parts that
+ * sort in the cache; a part still too big is split again (back to the
+ * temporary, and so on). The extra pass over memory costs less than
+ * sorting big buckets in the cache: on the 2-core development machine,
+ * 2^28 u32 keys took 5.4 s of CPU time in three LSD passes, 7.0 s as
+ * 2^11 buckets of 2^17 keys sorted in the cache, and 4.0 s as 2^10
+ * buckets of 2^18 keys each split into parts of 2^12 keys (two 8-bit
+ * passes). Hence the small local buffer (PARSUM__SORT_LOCAL_BYTES). The
+ * sort takes this path only while no bucket holds a large share of the
+ * array, so that the threads, taking buckets one at a time, stay busy to
+ * the end. */
 
 /* At most this many bits per split of a bucket (its part counts are on the
  * stack). */
@@ -680,42 +685,20 @@ static void sort_msd_first(rjob *r, const span *s, unsigned top, unsigned u)
     parsum__sched_spmd(r->nt, bucket_worker, &j);
 }
 
-/* The top digit of the MSD-first sort: the LSD plan's, widened up to
- * PARSUM__SORT_MAX_BITS while buckets of the average size would fill more
- * than half a local buffer (the top pass's cost hardly depends on its
- * width; a split of a bucket costs one more pass over it). At least one
- * bit stays below it. */
-static unsigned msd_top_bits(const rjob *r)
-{
-    const parsum__sort_call *c = r->c;
-    unsigned tb = r->dg.bits[r->dg.count - 1], all = c->end - c->begin;
-    size_t half = r->areas[0].local_cap / 2;
-    while (tb < PARSUM__SORT_MAX_BITS && tb + 1 < all && (r->m >> tb) > half)
-        tb++;
-    return tb;
-}
-
 /* The MSD-first sort needs step 1's counts of the top digit only (every
  * bucket counts its own lower digits): they alone are counted first, and
  * only when the top digit is constant or its buckets unfit does the sort
- * go back to the LSD plan and count the others (one read more). */
+ * count the others (one read more). */
 static bool try_msd_first(rjob *r, const span *s)
 {
-    parsum__sort_digits lsd = r->dg;
-    unsigned tb = msd_top_bits(r), used[PARSUM__SORT_MAX_DIGITS];
-    /* two digits: everything below the top one (never counted), the top */
-    parsum__sort_digits two = {2, {r->c->begin, r->c->end - tb},
-                               {r->c->end - tb - r->c->begin, tb}};
-    r->dg = two;
-    r->hist_from = 1;
+    unsigned top = r->dg.count - 1, used[PARSUM__SORT_MAX_DIGITS];
+    r->hist_from = top;
     run_blocks(r, hist_worker);
     unsigned u = used_digits(r, used);
     r->hist_from = 0;
-    if (u == 0 || !msd_fits(r, 1, lsd.count)) {
-        r->dg = lsd;
+    if (u == 0 || !msd_fits(r, top, r->dg.count))
         return false;
-    }
-    sort_msd_first(r, s, 1, lsd.count);
+    sort_msd_first(r, s, top, r->dg.count);
     return true;
 }
 
