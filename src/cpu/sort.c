@@ -675,6 +675,8 @@ static void sort_msd_first(rjob *r, const span *s, unsigned top, unsigned u)
     memset(&j, 0, sizeof j);
     j.r = r;
     j.s = *s;
+    /* a bucket's passes come after the top one: a middle pass's value
+     * mode for all but its last, which writes the final values */
     j.vm_mid = pass_vm(c, 1, 3);
     j.vm_last = pass_vm(c, 2, 3);
     /* bucket starts in areas[0].cnt, which the buckets leave alone */
