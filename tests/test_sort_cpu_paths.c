@@ -13,8 +13,10 @@
  *   - segmented sorts with tiny, empty, medium and big segments;
  * each with 1, 2, 3 and 7 threads, whose results must be the same bits
  * (the reference's). CTest also runs this program with
- * PARSUM_CPU_STREAM_BYTES=0 (the write-combining scatter for every size)
- * and on each forced instruction set.
+ * PARSUM_CPU_STREAM_BYTES=0 (the write-combining scatter for every size),
+ * the same with PARSUM_CPU_SORT_LOCAL_BYTES=256 (local buffers so small
+ * that the MSD-first sort splits its buckets, and their parts again) and
+ * on each forced instruction set.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"

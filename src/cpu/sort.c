@@ -26,10 +26,11 @@
  * generates the positions in its first pass, and carries them as 32-bit
  * values between passes when they fit.
  *
- * Arrays beyond the cache whose top digit splits them into buckets that
- * each fit a thread's local buffer take one MSD pass first instead (see
+ * Arrays beyond the cache whose top digit splits them into buckets of
+ * which none holds a large share take one MSD pass first instead (see
  * "MSD first" below): the top digit's pass, then every bucket sorted by
- * the lower bits in the cache. On the 2-core development machine this
+ * the lower bits in the cache (split first into parts where it does not
+ * fit a thread's local buffer). On the 2-core development machine this
  * took a third less CPU time than three 11-bit LSD passes over memory
  * for 2^26 random u32 keys (which were not bound by memory bandwidth but
  * by the scatter's stores to 2^11 places at once), and half for u64.
@@ -367,27 +368,53 @@ static span span_of(const parsum__sort_call *c, size_t off)
 }
 
 
-/* ---- MSD first: one pass over memory, then each bucket in the cache ------
+/* ---- MSD first: the top digit over memory, then each bucket in the cache -
  * An array that does not fit in the cache crosses memory once per LSD
- * pass. When the most significant pass's buckets each fit in a thread's
- * local buffer, that pass goes first instead (a stable counting sort by
- * the top digit, into the temporary, write-combining), and every bucket
- * is then sorted on its own by the remaining digits, least significant
- * first, between the local buffer and the output: the stable LSD sort of
- * the bucket, in the cache. Stable as a whole, since both steps are; the
- * array crosses memory about twice instead of once per pass, and the
- * bucket passes are plain stores to the cache. A digit that is constant
- * within a bucket is skipped there. */
+ * pass. The MSD-first sort instead takes the most significant digit first
+ * (a stable counting sort by it, into the temporary, write-combining),
+ * and then sorts every bucket on its own by the remaining bits, least
+ * significant first, between a thread's local buffer and the output: the
+ * stable LSD sort of the bucket, in the cache. Stable as a whole, since
+ * every step is; the array crosses memory about twice instead of once per
+ * pass, and the bucket passes are plain stores to the cache. A digit that
+ * is constant within a bucket is skipped there.
+ * A bucket beyond the local buffer (2^18 keys of a 2^28-key array, say)
+ * is split first by one more counting sort by its next few bits, from the
+ * temporary to the output, by the thread that took it, into parts that
+ * sort in the cache; a part still too big is split again (back to the
+ * temporary, and so on). The extra pass over memory costs less than
+ * sorting big buckets in the cache: on the 2-core development machine,
+ * 2^28 u32 keys took 5.4 s of CPU time in three LSD passes, 7.0 s as
+ * 2^11 buckets of 2^17 keys sorted in the cache, and 4.0 s as 2^10
+ * buckets of 2^18 keys each split into parts of 2^12 keys (two 8-bit
+ * passes). Hence the small local buffer (PARSUM__SORT_LOCAL_BYTES). The
+ * sort takes this path only while no bucket holds a large share of the
+ * array, so that the threads, taking buckets one at a time, stay busy to
+ * the end. */
+
+/* At most this many bits per split of a bucket (its part counts are on the
+ * stack). */
+#define SPLIT_MAX_BITS 8
+/* A bucket may hold at most 1 / (MSD_SHARE x threads) of the array, unless
+ * it fits a local buffer. */
+#define MSD_SHARE 4
 
 typedef struct bjob {
     const rjob *r;
     span s;
-    parsum__sort_digits low; /* the bits below the top digit, in digits */
-    unsigned u;              /* passes of the whole sort */
-    const size_t *bstart;    /* bucket b: [bstart[b], bstart[b + 1] or m) */
+    const size_t *bstart; /* bucket b: [bstart[b], bstart[b + 1] or m) */
     size_t nbuckets;
     size_t next; /* the next bucket to take (atomic) */
+    int vm_mid, vm_last; /* value modes of passes before the last, the last */
 } bjob;
+
+/* Where a range of a bucket is: elements [lo, lo + m) of the sort, in the
+ * temporary (x) or in the output (!x); the bucket's elements are
+ * [blo, blo + bm). */
+typedef struct brange {
+    size_t lo, m, blo, bm;
+    bool x;
+} brange;
 
 /* The positions of digit j (one block: its counts h). */
 static void prefix(const size_t *h, unsigned bits, size_t *pos)
@@ -399,116 +426,242 @@ static void prefix(const size_t *h, unsigned bits, size_t *pos)
     }
 }
 
-/* The bucket's m elements from the temporary to the output unchanged
- * (every remaining digit constant in it), positions widened if need be. */
-static void bucket_copy(const bjob *j, size_t lo, size_t m)
+/* The keys and values of range g in the temporary (x) or the output. */
+static unsigned char *range_k(const bjob *j, const brange *g, bool x)
 {
     const parsum__sort_call *c = j->r->c;
-    size_t kb = c->kb, tv = parsum__sort_temp_vs(c);
-    memcpy((char *)j->s.kout + lo * kb, c->kt1 + (j->r->off + lo) * kb, m * kb);
+    if (x)
+        return c->kt1 + (j->r->off + g->lo) * c->kb;
+    return (unsigned char *)j->s.kout + g->lo * c->kb;
+}
+
+/* The values of range g in the temporary (x) or the output. Positions
+ * carried as uint32_t (idx32) that wait in the output sit in the upper
+ * half of their bucket's part of it: a range's final, widened values then
+ * cover only its own and those of ranges before it in the bucket (one
+ * thread sorts the bucket's ranges in order). */
+static unsigned char *range_v(const bjob *j, const brange *g, bool x)
+{
+    const parsum__sort_call *c = j->r->c;
     if (c->vm == PARSUM__SV_NONE)
+        return NULL;
+    if (x)
+        return c->vt + (j->r->off + g->lo) * parsum__sort_temp_vs(c);
+    unsigned char *o = (unsigned char *)j->s.vout;
+    if (!c->idx32)
+        return o + g->lo * c->vs;
+    return o + 8 * g->blo + 4 * g->bm + 4 * (g->lo - g->blo);
+}
+
+/* The final values of range g in the output. */
+static unsigned char *range_vfinal(const bjob *j, const brange *g)
+{
+    const parsum__sort_call *c = j->r->c;
+    if (c->vm == PARSUM__SV_NONE)
+        return NULL;
+    return (unsigned char *)j->s.vout + g->lo * c->vs;
+}
+
+/* Range g to the output unchanged (every remaining digit constant in it),
+ * positions widened if need be; waiting in the output already, they widen
+ * front to back (value i's eight bytes cover no four-byte value after
+ * i: range_v). */
+static void range_finish(const bjob *j, const brange *g)
+{
+    const parsum__sort_call *c = j->r->c;
+    const unsigned char *v = range_v(j, g, g->x);
+    if (g->x) {
+        memcpy(range_k(j, g, false), range_k(j, g, true), g->m * c->kb);
+        if (v != NULL && !c->idx32)
+            memcpy(range_vfinal(j, g), v, g->m * c->vs);
+    }
+    if (v == NULL || !c->idx32)
         return;
-    const unsigned char *v = c->vt + (j->r->off + lo) * tv;
-    if (c->idx32) {
-        uint64_t *o = (uint64_t *)j->s.vout + lo;
-        for (size_t i = 0; i < m; i++) {
-            uint32_t x;
-            memcpy(&x, v + 4 * i, 4);
-            o[i] = x;
-        }
-    } else {
-        memcpy((char *)j->s.vout + lo * c->vs, v, m * c->vs);
+    uint64_t *o = (uint64_t *)(void *)range_vfinal(j, g);
+    for (size_t i = 0; i < g->m; i++) {
+        uint32_t w;
+        memcpy(&w, v + 4 * i, 4);
+        o[i] = w;
     }
 }
 
-static void sort_bucket(const bjob *j, parsum__sort_area *ar, size_t lo,
-                        size_t m)
+/* Range g by the bits [begin, hb) in the cache, into the output: LSD
+ * passes of digits of at most 8 bits (a pass then scatters to 256 places
+ * in the L1 cache instead of 2048 in L2: more passes, each far cheaper),
+ * alternating between the local buffer and the output so that the last
+ * lands in the output. A range in the output whose pass count is odd is
+ * first copied to the local buffer. */
+static void range_cache_sort(const bjob *j, parsum__sort_area *ar,
+                             const brange *g, unsigned hb)
 {
     const parsum__sort_call *c = j->r->c;
-    size_t kb = c->kb, tv = parsum__sort_temp_vs(c), off = j->r->off + lo;
-    const unsigned char *xk = c->kt1 + off * kb, *xv = c->vt + off * tv;
-    for (unsigned d = 0; d < j->low.count; d++)
+    size_t m = g->m, kb = c->kb, tv = parsum__sort_temp_vs(c);
+    parsum__sort_digits low;
+    plan_digits(c->begin, hb, 8, &low);
+    unsigned char *sk = range_k(j, g, g->x), *sv = range_v(j, g, g->x);
+    for (unsigned d = 0; d < low.count; d++)
         memset(ar->hist + (size_t)d * PARSUM__SORT_RADIX_MAX, 0,
-               sizeof(size_t) << j->low.bits[d]);
-    c->k->hist[c->kind](xk, m, c->flip, &j->low, ar->hist);
+               sizeof(size_t) << low.bits[d]);
+    c->k->hist[c->kind](sk, m, c->flip, &low, ar->hist);
     unsigned used[PARSUM__SORT_MAX_DIGITS], uu = 0;
-    for (unsigned d = 0; d < j->low.count; d++) {
+    for (unsigned d = 0; d < low.count; d++) {
         const size_t *h = ar->hist + (size_t)d * PARSUM__SORT_RADIX_MAX;
-        size_t x = 0, rad = (size_t)1 << j->low.bits[d];
+        size_t x = 0, rad = (size_t)1 << low.bits[d];
         while (x < rad && h[x] == 0)
             x++;
         if (x == rad || h[x] != m)
             used[uu++] = d;
     }
     if (uu == 0) {
-        bucket_copy(j, lo, m);
+        range_finish(j, g);
         return;
     }
     unsigned char *lk = ar->local, *lv = ar->local + ar->local_cap * kb;
-    unsigned char *ok = (unsigned char *)j->s.kout + lo * kb;
-    unsigned char *ov = j->s.vout ? (unsigned char *)j->s.vout + lo * c->vs
-                                  : NULL;
-    const unsigned char *sk = xk, *sv = xv;
+    unsigned char *ok = range_k(j, g, false), *ov = range_v(j, g, false);
+    unsigned char *ovf = range_vfinal(j, g);
+    if (!g->x && uu % 2 == 1) {
+        memcpy(lk, sk, m * kb);
+        if (sv != NULL)
+            memcpy(lv, sv, m * tv);
+        sk = lk;
+        sv = sv != NULL ? lv : NULL;
+    }
     for (unsigned p = 0; p < uu; p++) {
-        /* the last pass lands in the output, the others alternate */
         bool to_out = (uu - 1 - p) % 2 == 0;
         parsum__sort_pass ps;
         memset(&ps, 0, sizeof ps);
         ps.src_k = sk;
         ps.src_v = sv;
         ps.dst_k = to_out ? ok : lk;
-        ps.dst_v = to_out ? ov : lv;
+        ps.dst_v = sv == NULL ? NULL : !to_out ? lv : p == uu - 1 ? ovf : ov;
         ps.vs = c->vs;
         ps.hi = m;
         ps.flip = c->flip;
-        ps.shift = j->low.shift[used[p]];
-        ps.bits = j->low.bits[used[p]];
+        ps.shift = low.shift[used[p]];
+        ps.bits = low.bits[used[p]];
         ps.pos = ar->pos;
         prefix(ar->hist + (size_t)used[p] * PARSUM__SORT_RADIX_MAX, ps.bits,
                ar->pos);
-        int vm = pass_vm(c, 1 + p, 1 + uu);
+        int vm = p == uu - 1 ? j->vm_last : j->vm_mid;
         c->k->scatter[c->kind][vm](&ps);
         sk = ps.dst_k;
         sv = ps.dst_v;
     }
 }
 
+static void range_sort(const bjob *j, parsum__sort_area *ar, const brange *g,
+                       unsigned hb);
+
+/* Bits of the split of a range of m elements below bit hb: enough for
+ * parts of half a local buffer, rounded up so that the bits left are a
+ * whole number of 8-bit cache passes where that costs at most
+ * SPLIT_MAX_BITS. */
+static unsigned split_bits(const parsum__sort_call *c, size_t m, size_t cap,
+                           unsigned hb)
+{
+    unsigned avail = hb - c->begin, need = 1;
+    while (need < SPLIT_MAX_BITS && (m >> need) > cap / 2)
+        need++;
+    if (need >= avail)
+        return avail < SPLIT_MAX_BITS ? avail : SPLIT_MAX_BITS;
+    unsigned round = avail - 8 * ((avail - need) / 8);
+    return round <= SPLIT_MAX_BITS ? round : need;
+}
+
+/* Range g, too big for the local buffer: a counting sort by its bits
+ * [hb - sb, hb) to the other place (temporary or output), then each part
+ * by the bits below. A digit constant in the range moves nothing. */
+static void range_split(const bjob *j, parsum__sort_area *ar,
+                        const brange *g, unsigned hb)
+{
+    const parsum__sort_call *c = j->r->c;
+    unsigned sb = split_bits(c, g->m, ar->local_cap, hb);
+    size_t cnt[(size_t)1 << SPLIT_MAX_BITS], rad = (size_t)1 << sb;
+    parsum__sort_digits one = {1, {hb - sb}, {sb}};
+    memset(cnt, 0, sizeof(size_t) * rad);
+    c->k->hist[c->kind](range_k(j, g, g->x), g->m, c->flip, &one, cnt);
+    size_t d = 0;
+    while (cnt[d] == 0)
+        d++;
+    if (cnt[d] == g->m) {
+        range_sort(j, ar, g, hb - sb);
+        return;
+    }
+    parsum__sort_pass ps;
+    memset(&ps, 0, sizeof ps);
+    ps.src_k = range_k(j, g, g->x);
+    ps.src_v = range_v(j, g, g->x);
+    ps.dst_k = range_k(j, g, !g->x);
+    ps.dst_v = range_v(j, g, !g->x);
+    ps.vs = c->vs;
+    ps.hi = g->m;
+    ps.flip = c->flip;
+    ps.shift = hb - sb;
+    ps.bits = sb;
+    ps.pos = ar->pos;
+    ps.start = ar->start;
+    ps.stage = ar->stage;
+    prefix(cnt, sb, ar->pos);
+    c->k->scatter_wc[c->kind][j->vm_mid](&ps);
+    brange part = {g->lo, 0, g->blo, g->bm, !g->x};
+    for (d = 0; d < rad; part.lo += cnt[d++]) {
+        part.m = cnt[d];
+        if (part.m > 0)
+            range_sort(j, ar, &part, hb - sb);
+    }
+}
+
+/* Range g sorted by the bits [begin, hb) into the output. */
+static void range_sort(const bjob *j, parsum__sort_area *ar, const brange *g,
+                       unsigned hb)
+{
+    if (g->m <= ar->local_cap || hb == j->r->c->begin)
+        range_cache_sort(j, ar, g, hb);
+    else
+        range_split(j, ar, g, hb);
+}
+
 static void bucket_worker(void *arg, int tid, int nt)
 {
     bjob *j = arg;
+    const rjob *r = j->r;
+    unsigned hb = r->dg.shift[r->j];
     (void)nt;
     for (;;) {
         size_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (b >= j->nbuckets)
             break;
         size_t lo = j->bstart[b];
-        size_t hi = b + 1 < j->nbuckets ? j->bstart[b + 1] : j->r->m;
+        size_t hi = b + 1 < j->nbuckets ? j->bstart[b + 1] : r->m;
+        brange g = {lo, hi - lo, lo, hi - lo, true};
         if (hi > lo)
-            sort_bucket(j, &j->r->areas[tid], lo, hi - lo);
+            range_sort(j, &r->areas[tid], &g, hb);
     }
 }
 
 /* Whether the MSD-first sort applies: data beyond the cache, at least two
- * passes, the keys wanted (the buckets move through the output), and
- * every bucket of the top digit within a local buffer. */
+ * passes, the keys wanted (the buckets move through the output), and no
+ * bucket of the top digit beyond a local buffer and a share of the array
+ * that would leave the other threads idle while one sorts it. */
 static bool msd_fits(const rjob *r, unsigned top, unsigned u)
 {
     const parsum__sort_call *c = r->c;
     if (!r->wc || u < 2 || c->a->keys_out == NULL || r->areas[0].local == NULL)
         return false;
+    size_t cap = r->areas[0].local_cap;
+    size_t share_max = r->m / (MSD_SHARE * (size_t)r->nt);
+    size_t big = cap > share_max ? cap : share_max;
     const size_t *h = r->tot + (size_t)top * PARSUM__SORT_RADIX_MAX;
     for (size_t d = 0; d < ((size_t)1 << r->dg.bits[top]); d++)
-        if (h[d] > r->areas[0].local_cap)
+        if (h[d] > big)
             return false;
     return true;
 }
 
-static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
-                           unsigned u)
+static void sort_msd_first(rjob *r, const span *s, unsigned top, unsigned u)
 {
     const parsum__sort_call *c = r->c;
     bool values = c->vm != PARSUM__SV_NONE;
-    unsigned top = used[u - 1];
     /* the top digit: input -> temporary, by the blocks' counts of step 1 */
     r->j = top;
     r->vm = pass_vm(c, 0, u);
@@ -522,11 +675,10 @@ static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
     memset(&j, 0, sizeof j);
     j.r = r;
     j.s = *s;
-    j.u = u;
-    /* the bits below the top digit in digits of at most 8 bits: a
-     * bucket's passes then scatter to 256 places in the L1 cache instead
-     * of 2048 in L2 (a third more passes, each far cheaper) */
-    plan_digits(c->begin, r->dg.shift[top], 8, &j.low);
+    /* a bucket's passes come after the top one: a middle pass's value
+     * mode for all but its last, which writes the final values */
+    j.vm_mid = pass_vm(c, 1, 3);
+    j.vm_last = pass_vm(c, 2, 3);
     /* bucket starts in areas[0].cnt, which the buckets leave alone */
     size_t *bs = r->areas[0].cnt;
     j.nbuckets = (size_t)1 << r->dg.bits[top];
@@ -537,8 +689,8 @@ static void sort_msd_first(rjob *r, const span *s, const unsigned *used,
 
 /* The MSD-first sort needs step 1's counts of the top digit only (every
  * bucket counts its own lower digits): they alone are counted first, and
- * only when the top digit is constant or its buckets too big does the
- * sort count the others (one read more). */
+ * only when the top digit is constant or its buckets unfit does the sort
+ * count the others (one read more). */
 static bool try_msd_first(rjob *r, const span *s)
 {
     unsigned top = r->dg.count - 1, used[PARSUM__SORT_MAX_DIGITS];
@@ -548,9 +700,7 @@ static bool try_msd_first(rjob *r, const span *s)
     r->hist_from = 0;
     if (u == 0 || !msd_fits(r, top, r->dg.count))
         return false;
-    for (unsigned j = 0; j < r->dg.count; j++)
-        used[j] = j;
-    sort_msd_first(r, s, used, r->dg.count);
+    sort_msd_first(r, s, top, r->dg.count);
     return true;
 }
 
@@ -582,7 +732,7 @@ void parsum__sort_radix(const parsum__sort_call *c, size_t off, size_t m,
         return;
     }
     if (msd_fits(&r, used[u - 1], u)) {
-        sort_msd_first(&r, &s, used, u);
+        sort_msd_first(&r, &s, used[u - 1], u);
         return;
     }
     void *dk[PARSUM__SORT_MAX_DIGITS], *dv[PARSUM__SORT_MAX_DIGITS];

@@ -86,6 +86,24 @@ size_t parsum__sort_wc_threshold(void)
     return cached;
 }
 
+/* Bytes of a thread's local buffer of the MSD-first sort. Env
+ * PARSUM_CPU_SORT_LOCAL_BYTES sets it, so that the tests split buckets
+ * (sort.c) on small inputs. */
+size_t parsum__sort_local_bytes(void)
+{
+    static volatile size_t cached;
+    static volatile int known;
+    if (!known) {
+        const char *env = getenv("PARSUM_CPU_SORT_LOCAL_BYTES");
+        size_t t = PARSUM__SORT_LOCAL_BYTES;
+        if (env != NULL && *env != '\0')
+            t = (size_t)strtoull(env, NULL, 0);
+        cached = t; /* benign race: every thread computes the same */
+        known = 1;
+    }
+    return cached;
+}
+
 /* ---- scratch --------------------------------------------------------------- */
 
 /* Byte offsets in the scratch: the temporaries, the area structs, each
@@ -139,7 +157,7 @@ static bool plan_layout(const parsum__sort_call *c, int threads, layout *l)
     size_t vb = c->vm == PARSUM__SV_NONE ? 0 : c->vs;
     bool big = n * (c->kb + vb) > parsum__sort_wc_threshold();
     l->stage = big ? r * stage_max(c) : 0;
-    l->local = big ? PARSUM__SORT_LOCAL_BYTES : 0;
+    l->local = big ? round64(parsum__sort_local_bytes()) : 0;
     /* every area: hist, tot, cnt, pos, start; the threads' areas also
      * stage and local, after all the areas */
     l->area_bytes = 2 * round64(l->hist) + 3 * round64(r * w);
