@@ -401,9 +401,12 @@ PARSUM_API parsum_status parsum_segmented_scan_custom(
  * the bound of parsum_reduce for the segment's length). Complexity: O(n +
  * num_segments) work, balanced over threads / blocks by elements, not by
  * segments, so one huge segment and millions of tiny ones are both fast.
- * On a CUDA context the call reads offsets[num_segments] back to the host
- * (to size its grid: it synchronizes the context's stream) and handles at
- * most 2^32 - 1 segments (PARSUM_ERR_UNSUPPORTED beyond).
+ * On a CUDA context the call handles at most 2^32 - 1 segments
+ * (PARSUM_ERR_UNSUPPORTED beyond); with a built-in operator it does not
+ * wait for the device (the kernel reads n = offsets[num_segments]
+ * itself), while parsum_segmented_reduce_custom reads offsets[num_segments]
+ * back to the host to size its grid (it synchronizes the context's
+ * stream).
  * Errors: as parsum_reduce, plus offsets NULL, out NULL with num_segments
  * > 0, out overlapping in or offsets, offsets decreasing or not starting
  * at 0 (CPU; see above for CUDA); on a CUDA context, in NULL with
