@@ -67,6 +67,23 @@ static bool is_signed_int(parsum_dtype d)
            d == PARSUM_I64;
 }
 
+/* The size in the environment variable name (strtoull's syntax), else
+ * dflt; read once and kept in *cached (a benign race: every thread
+ * computes the same). */
+static size_t env_size_once(const char *name, size_t dflt,
+                            volatile size_t *cached, volatile int *known)
+{
+    if (!*known) {
+        const char *env = getenv(name);
+        size_t t = dflt;
+        if (env != NULL && *env != '\0')
+            t = (size_t)strtoull(env, NULL, 0);
+        *cached = t;
+        *known = 1;
+    }
+    return *cached;
+}
+
 /* Bytes of keys and values above which a sort goes through the
  * write-combining scatter. Env PARSUM_CPU_STREAM_BYTES (as for the scans'
  * streamed stores, cpu.h) sets it, so that the tests take that path on
@@ -75,15 +92,8 @@ size_t parsum__sort_wc_threshold(void)
 {
     static volatile size_t cached;
     static volatile int known;
-    if (!known) {
-        const char *env = getenv("PARSUM_CPU_STREAM_BYTES");
-        size_t t = WC_MIN_BYTES;
-        if (env != NULL && *env != '\0')
-            t = (size_t)strtoull(env, NULL, 0);
-        cached = t; /* benign race: every thread computes the same */
-        known = 1;
-    }
-    return cached;
+    return env_size_once("PARSUM_CPU_STREAM_BYTES", WC_MIN_BYTES, &cached,
+                         &known);
 }
 
 /* Bytes of a thread's local buffer of the MSD-first sort. Env
@@ -93,15 +103,8 @@ size_t parsum__sort_local_bytes(void)
 {
     static volatile size_t cached;
     static volatile int known;
-    if (!known) {
-        const char *env = getenv("PARSUM_CPU_SORT_LOCAL_BYTES");
-        size_t t = PARSUM__SORT_LOCAL_BYTES;
-        if (env != NULL && *env != '\0')
-            t = (size_t)strtoull(env, NULL, 0);
-        cached = t; /* benign race: every thread computes the same */
-        known = 1;
-    }
-    return cached;
+    return env_size_once("PARSUM_CPU_SORT_LOCAL_BYTES",
+                         PARSUM__SORT_LOCAL_BYTES, &cached, &known);
 }
 
 /* ---- scratch --------------------------------------------------------------- */

@@ -248,6 +248,29 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+/* One thread's aligned 16-byte pieces of a table row at dst: its PIX
+ * entries (pad 0), or first and its first PIX - 1 entries (pad 1, the
+ * default layout shifted by one column). */
+template <class Tab, class Acc, int CH>
+__device__ __forceinline__ void store_piece(Tab *dst, int pad,
+                                            const Acc (&first)[CH],
+                                            const Acc (&acc)[PIX][CH])
+{
+    Tab v[PIX * CH];
+#pragma unroll
+    for (int j = 0; j < PIX; j++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            v[j * CH + c] = (Tab)(pad ? (j == 0 ? first[c] : acc[j - 1][c])
+                                      : acc[j][c]);
+    constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
+    uint4 q[Q];
+    memcpy(q, v, sizeof v);
+#pragma unroll
+    for (int i = 0; i < Q; i++)
+        reinterpret_cast<uint4 *>(dst)[i] = q[i];
+}
+
 /* Stores this thread's table entries of one row: pixel px0 + j goes to
  * column px0 + j + pad. With vec (the table's data and pitch are 16-byte
  * aligned) whole 16-byte pieces are written: in the default layout (pad 1)
@@ -267,20 +290,7 @@ __device__ __forceinline__ void store_row(Tab *orow, u64 px0, u64 w, int pad,
     const u64 first = px0; /* first column written (pad 1: a neighbour's pixel) */
     const u64 last_px = pad ? px0 + PIX - 2 : px0 + PIX - 1; /* pixel */
     if (vec && (has_prev || !pad) && last_px < w) {
-        Tab v[PIX * CH];
-#pragma unroll
-        for (int j = 0; j < PIX; j++)
-#pragma unroll
-            for (int c = 0; c < CH; c++)
-                v[j * CH + c] = (Tab)(pad ? (j == 0 ? prev[c] : acc[j - 1][c])
-                                          : acc[j][c]);
-        constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
-        uint4 q[Q];
-        memcpy(q, v, sizeof v);
-        uint4 *dst = reinterpret_cast<uint4 *>(orow + first * CH);
-#pragma unroll
-        for (int i = 0; i < Q; i++)
-            dst[i] = q[i];
+        store_piece<Tab, Acc, CH>(orow + first * CH, pad, prev, acc);
     } else {
         if (has_prev && px0 - 1 < w)
 #pragma unroll
@@ -584,20 +594,7 @@ __device__ __forceinline__ void store_row_own(Tab *orow, u64 px0, u64 w,
                                               const Acc (&before)[CH])
 {
     if (vec && px0 + PIX <= w) {
-        Tab v[PIX * CH];
-#pragma unroll
-        for (int j = 0; j < PIX; j++)
-#pragma unroll
-            for (int c = 0; c < CH; c++)
-                v[j * CH + c] = (Tab)(pad ? (j == 0 ? before[c] : acc[j - 1][c])
-                                          : acc[j][c]);
-        constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
-        uint4 q[Q];
-        memcpy(q, v, sizeof v);
-        uint4 *dst = reinterpret_cast<uint4 *>(orow + px0 * CH);
-#pragma unroll
-        for (int i = 0; i < Q; i++)
-            dst[i] = q[i];
+        store_piece<Tab, Acc, CH>(orow + px0 * CH, pad, before, acc);
         if (pad && px0 + PIX == w)
 #pragma unroll
             for (int c = 0; c < CH; c++)

@@ -246,6 +246,22 @@ __device__ __forceinline__ vec16 segred_load(const T *in, u64 base, u64 n,
     return q;
 }
 
+/* This thread's vectors r BLOCK + tid (those below nvec) of the range
+ * from element a0, all loads issued before any is used. */
+template <class T, class C>
+__device__ __forceinline__ void segred_load_rows(vec16 (&q)[C::ROWS],
+                                                 const T *in, u64 a0, u64 nvec,
+                                                 u64 n, bool vec, const T &pad,
+                                                 int tid)
+{
+#pragma unroll
+    for (int r = 0; r < C::ROWS; ++r) {
+        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
+        if (vi < nvec)
+            q[r] = segred_load<T, C>(in, a0 + vi * C::V, n, vec, pad);
+    }
+}
+
 /* acc (+) the elements [e0, e1) (at most TC), each thread folding its
  * vectors r BLOCK + tid of the vector-aligned range, in row order. */
 template <class T, class C, class Op>
@@ -256,12 +272,7 @@ __device__ __forceinline__ T segred_fast(T acc, const T *in, u64 e0, u64 e1,
     const u64 a0 = e0 - e0 % C::V;
     const u64 nvec = (e1 - a0 + C::V - 1) / C::V;
     vec16 q[C::ROWS];
-#pragma unroll
-    for (int r = 0; r < C::ROWS; ++r) {
-        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
-        if (vi < nvec)
-            q[r] = segred_load<T, C>(in, a0 + vi * C::V, n, vec, pad);
-    }
+    segred_load_rows<T, C>(q, in, a0, nvec, n, vec, pad, tid);
 #pragma unroll
     for (int r = 0; r < C::ROWS; ++r) {
         const u64 vi = (u64)r * C::BLOCK + (u64)tid;
@@ -292,12 +303,7 @@ __device__ __forceinline__ void segred_stage(segred_smem<T> &sm, const T *in,
                                              bool vec, const T &pad, int tid)
 {
     vec16 q[C::ROWS];
-#pragma unroll
-    for (int r = 0; r < C::ROWS; ++r) {
-        const u64 vi = (u64)r * C::BLOCK + (u64)tid;
-        if (vi < nvec)
-            q[r] = segred_load<T, C>(in, a0 + vi * C::V, n, vec, pad);
-    }
+    segred_load_rows<T, C>(q, in, a0, nvec, n, vec, pad, tid);
 #pragma unroll
     for (int r = 0; r < C::ROWS; ++r) {
         const u32 vi = (u32)r * C::BLOCK + (u32)tid;
