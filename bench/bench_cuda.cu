@@ -254,11 +254,15 @@ void measure(env &e, size_t n, result &r)
         const int reps = g->reps > 0 ? g->reps : auto_reps(bytes);
         std::vector<double> tp, tc, tcopy, tread;
         const size_t nvec = bytes / 16;
+        const pbc::l2_flush flush;
+        const bool cold = flush.active(e.scan ? 2 * bytes : bytes);
         for (int rep = -3; rep < reps; ++rep) {
             float ms = 0.0f;
+            flush(cold);
             BC(cudaEventRecord(ev[0]));
             BC(cudaMemcpyAsync(a, src, bytes, cudaMemcpyDeviceToDevice));
             BC(cudaEventRecord(ev[1]));
+            flush(cold);
             BC(cudaEventRecord(ev[2]));
             run_parsum();
             BC(cudaEventRecord(ev[3]));
@@ -266,11 +270,13 @@ void measure(env &e, size_t n, result &r)
                 if (inplace)
                     BC(cudaMemcpyAsync(b, src, bytes,
                                        cudaMemcpyDeviceToDevice));
+                flush(cold);
                 BC(cudaEventRecord(ev[4]));
                 run_peer();
                 BC(cudaEventRecord(ev[5]));
             }
             if (!e.scan) {
+                flush(cold);
                 BC(cudaEventRecord(ev[6]));
                 read_kernel<<<e.fill_blocks, 256>>>(
                     reinterpret_cast<const uint4 *>(src), nvec, e.d_sink);

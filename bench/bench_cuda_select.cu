@@ -210,26 +210,34 @@ result measure(parsum_context *ctx, sel_what w, parsum_dtype dt, size_t n,
     BC(cudaDeviceSynchronize());
     r.ok = same<T>(w, b, n, &r.k);
 
-    cudaEvent_t ev[4];
+    /* Each timed call starts with the L2 flushed (pbc::l2_flush). */
+    cudaEvent_t ev[6];
     for (cudaEvent_t &e : ev)
         BC(cudaEventCreate(&e));
+    const pbc::l2_flush flush;
+    const bool cold = flush.active(2 * n * sizeof(T));
     std::vector<double> tp, tc, tm;
     for (int rep = -2; rep < reps; ++rep) {
+        flush(cold);
         BC(cudaEventRecord(ev[0]));
         parsum_call<T>(ctx, w, dt, b, n);
         BC(cudaEventRecord(ev[1]));
         tb = b.tmp_bytes;
-        BC(cub_call<T>(w, b, b.tmp, tb, (int)n));
+        flush(cold);
         BC(cudaEventRecord(ev[2]));
+        BC(cub_call<T>(w, b, b.tmp, tb, (int)n));
+        BC(cudaEventRecord(ev[3]));
+        flush(cold);
+        BC(cudaEventRecord(ev[4]));
         BC(cudaMemcpyAsync(b.copy, b.in, n * sizeof(T),
                            cudaMemcpyDeviceToDevice));
-        BC(cudaEventRecord(ev[3]));
-        BC(cudaEventSynchronize(ev[3]));
+        BC(cudaEventRecord(ev[5]));
+        BC(cudaEventSynchronize(ev[5]));
         if (rep < 0)
             continue;
         float ms[3];
         for (int i = 0; i < 3; ++i)
-            BC(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+            BC(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
         tp.push_back(ms[0] * 1e-3);
         tc.push_back(ms[1] * 1e-3);
         tm.push_back(ms[2] * 1e-3);

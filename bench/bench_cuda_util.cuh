@@ -2,7 +2,8 @@
  * bench_cuda_util.cuh - what the CUDA benchmarks (bench_cuda.cu,
  * bench_cuda_seg.cu) share: error checks that throw bench_error, random
  * device inputs, an order-independent checksum, element comparison and a
- * streaming read kernel (the bandwidth bound of reductions).
+ * streaming read kernel (the bandwidth bound of reductions), and the
+ * L2 flush between timed calls.
  */
 #ifndef PARSUM_BENCH_CUDA_UTIL_CUH
 #define PARSUM_BENCH_CUDA_UTIL_CUH
@@ -42,6 +43,38 @@ inline void parsum_check(parsum_context *ctx, parsum_status s, const char *call)
     }
 }
 #define PS(ctx, call) pbc::parsum_check((ctx), (call), #call)
+
+/* ---- cache state between timed calls ----------------------------------- */
+
+/* Writes a buffer of twice the L2 size before a timed call, so that no
+ * variant starts with part of its input in the cache. Without it the
+ * variant timed second in a round finds the tail of the input the first
+ * one just read (a few % of a 1 GiB input on a 50-60 MB L2), which
+ * favours whichever runs second (nvbench flushes the same way). Inputs
+ * that fit in L2 are meant to be timed warm: active() says false there. */
+struct l2_flush {
+    void *buf = nullptr;
+    size_t bytes = 0, l2 = 0;
+    l2_flush()
+    {
+        int dev = 0, size = 0;
+        BC(cudaGetDevice(&dev));
+        BC(cudaDeviceGetAttribute(&size, cudaDevAttrL2CacheSize, dev));
+        l2 = (size_t)size;
+        bytes = 2 * l2;
+        BC(cudaMalloc(&buf, bytes > 0 ? bytes : 1));
+    }
+    ~l2_flush() { cudaFree(buf); }
+    l2_flush(const l2_flush &) = delete;
+    l2_flush &operator=(const l2_flush &) = delete;
+    /* True when data_bytes (what the timed calls touch) exceed L2. */
+    bool active(size_t data_bytes) const { return data_bytes > l2; }
+    void operator()(bool on, cudaStream_t s = 0) const
+    {
+        if (on)
+            BC(cudaMemsetAsync(buf, 0, bytes, s));
+    }
+};
 
 /* ---- device helpers ---------------------------------------------------- */
 

@@ -11,12 +11,19 @@
  * The float inputs are random non-integers (values near 1 for PROD), so
  * rounding depends on the evaluation order: any order that depends on the
  * thread split shows as differing bits. On CUDA set_threads has nothing
- * to set; the runs must still agree.
+ * to set; the runs instead cap the pipelined scan's grid (the environment
+ * variable PARSUM_CUDA_SCAN_BLOCKS, read at every call) at all resident
+ * blocks, 1 block, 3 blocks and all again, which changes how far back
+ * each tile's look-back finds a published prefix, and add a size of
+ * about 3 million elements (hundreds of tiles): a look-back whose
+ * grouping followed its timing would show here.
  *
  * A second test runs exact-data scans with more threads than cores (3 and
  * 7) against the serial reference, since the other tests run with the
  * default count only.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "test_util.h"
 
 #include "ref/ref.h"
@@ -36,6 +43,18 @@ static const det_case det_cases[] = {{PARSUM_F32, PARSUM_SUM},
                                      {PARSUM_I32, PARSUM_SUM}};
 static const int thread_counts[] = {1, 2, 7, 7};
 #define N_RUNS (sizeof thread_counts / sizeof thread_counts[0])
+/* The CUDA runs' grid caps, per run ("" = no cap). */
+static const char *const cuda_block_caps[N_RUNS] = {"", "1", "3", ""};
+
+static void set_cuda_blocks(size_t run)
+{
+    if (tu_backend != PARSUM_BACKEND_CUDA)
+        return;
+    if (cuda_block_caps[run][0] == '\0')
+        unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+    else
+        setenv("PARSUM_CUDA_SCAN_BLOCKS", cuda_block_caps[run], 1);
+}
 
 /* Results of one run: 4 scans out of place, 4 in place, then reduce. */
 static unsigned char *run_all(parsum_dtype d, parsum_op op, const void *in,
@@ -89,29 +108,34 @@ static void test_thread_count_invariance(void **state)
         size_t es = parsum_dtype_size(d), chunk = tu_chunk(es);
         /* The CPU backend gives a thread at most one in 4 chunks (small
          * inputs run serially), so 7 threads need 28 chunks or more. */
-        size_t sizes[] = {1009, chunk + 1, 5 * chunk + 17, 16 * chunk + 5,
-                          41 * chunk + 3};
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t sizes[] = {1009,           chunk + 1,      5 * chunk + 17,
+                          16 * chunk + 5, 41 * chunk + 3, 3000017};
+        size_t nsizes = sizeof sizes / sizeof sizes[0];
+        if (tu_backend != PARSUM_BACKEND_CUDA)
+            nsizes--; /* the last size is for the GPU's tiles */
+        for (size_t k = 0; k < nsizes; k++) {
             size_t n = sizes[k], bytes = n * es;
             tu_rng r = tu_rng_for(d, op, n, TU_DATA_ROUNDING);
             void *in = tu_malloc(bytes);
             tu_fill(&r, d, op, TU_DATA_ROUNDING, in, n);
+            set_cuda_blocks(0);
             unsigned char *base = run_all(d, op, in, n, thread_counts[0],
                                           &failures);
             for (size_t t = 1; t < N_RUNS; t++) {
+                set_cuda_blocks(t);
                 unsigned char *res = run_all(d, op, in, n, thread_counts[t],
                                              &failures);
                 for (unsigned part = 0; part < 9; part++) {
                     size_t len = part < 8 ? n : 1;
                     char what[200];
                     snprintf(what, sizeof what,
-                             "%s %s %s %s n=%zu: %d threads (run %zu) vs 1 "
-                             "thread (seed 0x%llx)",
+                             "%s %s %s %s n=%zu: %d threads, grid cap "
+                             "'%s' (run %zu) vs run 0 (seed 0x%llx)",
                              parsum_backend_name(tu_backend),
                              parsum_dtype_name(d), parsum_op_name(op),
                              part == 8 ? "reduce"
                                        : tu_flags_name(part / 2),
-                             n, thread_counts[t], t,
+                             n, thread_counts[t], cuda_block_caps[t], t,
                              (unsigned long long)tu_seed);
                     /* Bit equality, NaN included: compare as bytes. */
                     const unsigned char *x = base + part * bytes;
@@ -129,6 +153,7 @@ static void test_thread_count_invariance(void **state)
             free(in);
         }
     }
+    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
     TU_OK(parsum_context_set_threads(tu_ctx, 0));
     assert_int_equal(failures, 0);
 }

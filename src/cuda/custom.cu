@@ -60,20 +60,24 @@ namespace {
 constexpr int NKERNELS = 6;
 
 const char *const kernel_exprs[NKERNELS] = {
-    /* Custom operators may round (floats inside): the deterministic
-     * look-back (1). */
+    /* Custom operators may round (floats inside): a deterministic
+     * look-back (lookback_det: folded from the left where the value fits a
+     * packed descriptor, else the two-level one). */
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "false, 1>",
+    "false, parsum_k::lookback_det<parsum_user_T>()>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "true, 1>",
+    "true, parsum_k::lookback_det<parsum_user_T>()>",
     "&parsum_k::reduce_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
     "true>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "false, 1, parsum_k::seg_scan_flags>",
+    "false, parsum_k::lookback_det<parsum_k::seg_pair<parsum_user_T>>(), "
+    "parsum_k::seg_scan_flags>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "true, 1, parsum_k::seg_scan_flags>",
+    "true, parsum_k::lookback_det<parsum_k::seg_pair<parsum_user_T>>(), "
+    "parsum_k::seg_scan_flags>",
     "&parsum_k::scan_kernel<parsum_user_T, parsum_user_op<parsum_user_T>, "
-    "false, 1, parsum_k::seg_reduce_flags>",
+    "false, parsum_k::lookback_det<parsum_k::seg_pair<parsum_user_T>>(), "
+    "parsum_k::seg_reduce_flags>",
 };
 
 parsum_status nvrtc_error(parsum_context *ctx, nvrtcResult r, const char *call,

@@ -24,12 +24,13 @@ namespace {
 typedef PARSUM_INST_T inst_t;
 typedef PARSUM_INST_W inst_w;
 
-/* Which look-back the scan uses (scan_kernels.cuh): the classic one, whose
+/* Which look-back the scan uses (lookback.cuh): the classic one, whose
  * grouping depends on timing, wherever the grouping cannot change a bit of
  * the result: integer operators (wrapping arithmetic and bitwise operators
  * are exactly associative) and float MIN/MAX (a selection of one operand
  * with a fixed rule for ties and NaNs, hence exactly associative too).
- * Float SUM and PROD take the deterministic two-level look-back.
+ * Float SUM and PROD take a deterministic one (lookback_det: the classic
+ * look-back folded from the left where the descriptor is packed).
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
 /* Whether plain scans have scan_pipe_kernel (tiles pipelined two per
  * block) besides scan_kernel (one tile per block); launch.cu picks. */
@@ -45,20 +46,18 @@ constexpr int lookback_for()
     if (PARSUM_K_LOOKBACK >= 0)
         return PARSUM_K_LOOKBACK;
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
-        return 1;
+        return parsum_k::lookback_det<S>();
     /* The classic look-back needs packed descriptors. */
     return parsum_k::packed_desc<S>::value ? 2 : 1;
 }
 
-/* The pipelined scan where it was measured faster (bench/RESULTS.md,
- * 2026-11-21): with the classic look-back (integers, float min/max). With
- * the deterministic one (float sums and products) it was slower than
- * scan_kernel (0.86x vs 0.88x CUB for f32, 0.83x vs 0.92x for f64), so
- * those keep scan_kernel. */
+/* The pipelined scan wherever a classic look-back (plain or folded from
+ * the left) serves: it needs a look-back that waits only for tiles
+ * already claimed, which the two-level one does not promise. */
 template <class op, bool REV, int LB>
 const void *pipe_kernel()
 {
-    if constexpr (PARSUM_K_PIPE && LB == 2)
+    if constexpr (PARSUM_K_PIPE && (LB == 2 || LB == 3))
         return (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, REV, LB>;
     else
         return nullptr;

@@ -1,7 +1,8 @@
 /*
  * lookback.cuh - how a scan tile learns the prefix of everything before
- * it: per-tile descriptors and the two decoupled look-backs (Merrill &
- * Garland 2016), the deterministic two-level one and the classic one.
+ * it: per-tile descriptors and the decoupled look-backs (Merrill &
+ * Garland 2016): the classic one, the same made deterministic by folding
+ * from the left, and the deterministic two-level one.
  * src/cuda/NOTES.md has the design and the determinism argument.
  */
 #ifndef PARSUM_LOOKBACK_CUH
@@ -274,10 +275,102 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
     return x;
 }
 
+/* How many 32-tile windows lookback_left keeps: beyond them it waits
+ * for an inclusive prefix to appear rather than look further back. */
+template <class T>
+__host__ __device__ constexpr int left_windows()
+{
+    return sizeof(T) <= 4 ? 4 : 2;
+}
+
+/* The classic look-back made deterministic for any associative operator,
+ * floats included (warp 0 of tile c; returns X(c) in every lane,
+ * meaningful for c > 0). The inclusive prefix tile k publishes is the
+ * left fold L(k+1) = (..((A(0) (+) A(1)) (+) A(2)) ..) (+) A(k), and a
+ * tile that finds the newest published one, P(k), continues that very
+ * fold: X(c) = (..(P(k) (+) A(k+1)) ..) (+) A(c-1) = L(c). Which k it
+ * finds depends on timing; the bits of L(c) do not (by induction on c;
+ * NOTES.md section 3). The price is a sequential fold of the c-1-k
+ * aggregates after P(k) instead of a tree (usually 0 to 3 of them). The
+ * last left_windows<T>() windows of descriptors are kept in registers;
+ * when none of them holds an inclusive prefix the tile polls them again,
+ * so the look-back never reaches further back than that. */
+template <class T, class Op, bool PRE = false>
+__device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
+                                           const T &agg, const T &pad,
+                                           int lane, const Op &op)
+{
+    static_assert(packed_desc<T>::value, "left look-back: packed only");
+    constexpr int W = left_windows<T>();
+    if (lane == 0 && !PRE)
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
+    if (c == 0)
+        return agg;
+    T v[W];
+    int nw = -1, hi = -1;
+    for (;;) {
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+            /* Window w: tiles c - 32 (w + 1) .. c - 32 w - 1, in lanes. */
+            const long long t = (long long)c - 32 * (w + 1) + lane;
+            u32 st = GROUP_INCL; /* before tile 0; never folded: tile 0 is
+                                  * inclusive and in the same window */
+            bool have = t < 0;
+            v[w] = pad;
+            for (;;) {
+                if (!have) {
+                    st = peek(a.agg, a.agg_status, (u64)t, v[w]);
+                    have = st != TILE_NONE;
+                }
+                if (__all_sync(PARSUM_K_FULL_MASK, have))
+                    break;
+                __nanosleep(32);
+            }
+            const u32 incl =
+                __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+            if (incl) {
+                hi = 31 - __clz((int)incl);
+                nw = w;
+                break;
+            }
+        }
+        if (nw >= 0)
+            break;
+        __nanosleep(64);
+    }
+    /* The fold, oldest first: P(k) in window nw lane hi, then every
+     * aggregate after it. All lanes take part in each shuffle. */
+    T x = pad;
+#pragma unroll
+    for (int w = W - 1; w >= 0; --w) {
+        if (w > nw)
+            continue;
+        int l = 0;
+        if (w == nw) {
+            x = shfl_idx(v[w], hi);
+            l = hi + 1;
+        }
+        for (; l < 32; ++l)
+            x = op(x, shfl_idx(v[w], l));
+    }
+    if (lane == 0)
+        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
+    return x;
+}
+
+/* The look-back a scan of S under a rounding (or unknown) operator uses:
+ * the left-fold classic one (3) where S fits a packed descriptor, else
+ * the two-level one (1). Both are deterministic. */
+template <class S>
+__host__ __device__ constexpr int lookback_det()
+{
+    return packed_desc<S>::value ? 3 : 1;
+}
+
 /* The first half of the classic look-back, for a tile whose block has
  * other work to do before it needs the prefix (scan_pipe_kernel):
- * publishes A(c) (P(0) for tile 0), so that lookback_classic, called
- * later with PRE set, skips it. Warp 0. */
+ * publishes A(c) (P(0) for tile 0), so that lookback_classic or
+ * lookback_left, called later with PRE set, skips it. Warp 0. */
 template <class T>
 __device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
                                                  const T &agg, int lane)

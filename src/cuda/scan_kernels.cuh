@@ -389,13 +389,16 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     }
 
     /* 4. Publish A(c), look back for X(c). LOOKBACK is 1 for the
-     * deterministic two-level look-back, 2 for the classic one (see the
-     * functions above); 0 skips it, which gives wrong results and exists
-     * only to time the tile code alone (bench/gpu_tune.sh). */
+     * deterministic two-level look-back, 2 for the classic one, 3 for the
+     * classic one folded from the left (lookback.cuh); 0 skips it, which
+     * gives wrong results and exists only to time the tile code alone
+     * (bench/gpu_tune.sh). */
     if (!single && warp == 0 && LOOKBACK != 0) {
         S xc = pad;
         if constexpr (LOOKBACK == 2)
             xc = lookback_classic(a, c, agg, pad, lane, op);
+        else if constexpr (LOOKBACK == 3)
+            xc = lookback_left(a, c, agg, pad, lane, op);
         else
             xc = lookback_groups(a, c, agg, pad, lane, op);
         if (lane == 0 && c > 0)
@@ -489,7 +492,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     constexpr policy P = policy_for(sizeof(T));
     constexpr int BLOCK = P.block;
     constexpr int NWARP = BLOCK / 32;
-    static_assert(LOOKBACK == 2, "pipelined: classic look-back only");
+    static_assert(LOOKBACK == 2 || LOOKBACK == 3,
+                  "pipelined: classic look-backs only");
     constexpr int R = pipe_rows(sizeof(T));
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
@@ -537,8 +541,12 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     /* Looks back for tile t.c, then scans and stores it. */
     auto finish = [&](tile_t &t, int buf) {
         if (warp == 0) {
-            const T xc =
-                lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane, op);
+            T xc;
+            if constexpr (LOOKBACK == 3)
+                xc = lookback_left<T, Op, true>(a, t.c, t.agg, pad, lane, op);
+            else
+                xc = lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane,
+                                                   op);
             if (lane == 0)
                 *s_x = xc;
         }
