@@ -275,14 +275,6 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
     return x;
 }
 
-/* How many 32-tile windows lookback_left keeps: beyond them it waits
- * for an inclusive prefix to appear rather than look further back. */
-template <class T>
-__host__ __device__ constexpr int left_windows()
-{
-    return sizeof(T) <= 4 ? 4 : 2;
-}
-
 /* The classic look-back made deterministic for any associative operator,
  * floats included (warp 0 of tile c; returns X(c) in every lane,
  * meaningful for c > 0). The inclusive prefix tile k publishes is the
@@ -291,68 +283,91 @@ __host__ __device__ constexpr int left_windows()
  * fold: X(c) = (..(P(k) (+) A(k+1)) ..) (+) A(c-1) = L(c). Which k it
  * finds depends on timing; the bits of L(c) do not (by induction on c;
  * NOTES.md section 3). The price is a sequential fold of the c-1-k
- * aggregates after P(k) instead of a tree (usually 0 to 3 of them). The
- * last left_windows<T>() windows of descriptors are kept in registers;
- * when none of them holds an inclusive prefix the tile polls them again,
- * so the look-back never reaches further back than that. */
+ * aggregates after P(k) instead of a tree (usually 0 to 3 of them).
+ *
+ * Like the classic look-back it goes back as far as it must, so no tile
+ * ever waits for a look-back but its own (a bounded reach would make the
+ * newest prefix advance at most that many tiles per round trip, which
+ * measured 0.61x CUB for f64 with a reach of 64 tiles). The newest
+ * windows of 32 descriptors (two; one for 8-byte values) stay in
+ * registers; beyond them a window is read once to find the inclusive
+ * prefix and again, oldest first, to fold it (a descriptor read twice may
+ * have turned from A(m) into P(m) = L(m+1) in between; the fold then
+ * restarts from it, which is the same fold). */
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
-    constexpr int W = left_windows<T>();
+    constexpr int W = sizeof(T) <= 4 ? 2 : 1; /* registers */
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
-    T v[W];
-    int nw = -1, hi = -1;
-    for (;;) {
-#pragma unroll
-        for (int w = 0; w < W; ++w) {
-            /* Window w: tiles c - 32 (w + 1) .. c - 32 w - 1, in lanes. */
-            const long long t = (long long)c - 32 * (w + 1) + lane;
-            u32 st = GROUP_INCL; /* before tile 0; never folded: tile 0 is
-                                  * inclusive and in the same window */
-            bool have = t < 0;
-            v[w] = pad;
-            for (;;) {
-                if (!have) {
-                    st = peek(a.agg, a.agg_status, (u64)t, v[w]);
-                    have = st != TILE_NONE;
-                }
-                if (__all_sync(PARSUM_K_FULL_MASK, have))
-                    break;
-                __nanosleep(32);
+    /* Window w holds tiles c - 32 (w + 1) .. c - 32 w - 1, one per lane;
+     * waits until all are published, returns the lanes holding P(m).
+     * Lanes before tile 0 count as inclusive but are never folded: tile 0
+     * is inclusive and in the same window, above them. */
+    auto read_window = [&](long long w, T &v) -> u32 {
+        const long long t = (long long)c - 32 * (w + 1) + lane;
+        u32 st = GROUP_INCL;
+        bool have = t < 0;
+        v = pad;
+        for (;;) {
+            if (!have) {
+                st = peek(a.agg, a.agg_status, (u64)t, v);
+                have = st != TILE_NONE;
             }
-            const u32 incl =
-                __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
-            if (incl) {
-                hi = 31 - __clz((int)incl);
-                nw = w;
+            if (__all_sync(PARSUM_K_FULL_MASK, have))
                 break;
-            }
+            __nanosleep(32);
         }
-        if (nw >= 0)
-            break;
-        __nanosleep(64);
-    }
-    /* The fold, oldest first: P(k) in window nw lane hi, then every
-     * aggregate after it. All lanes take part in each shuffle. */
-    T x = pad;
-#pragma unroll
-    for (int w = W - 1; w >= 0; --w) {
-        if (w > nw)
-            continue;
+        return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+    };
+    /* x := the fold continued through window v: from its newest inclusive
+     * prefix if it has one, else from x. All lanes take part. */
+    auto fold = [&](T &x, const T &v, u32 incl) {
         int l = 0;
-        if (w == nw) {
-            x = shfl_idx(v[w], hi);
+        if (incl) {
+            const int hi = 31 - __clz((int)incl);
+            x = shfl_idx(v, hi);
             l = hi + 1;
         }
         for (; l < 32; ++l)
-            x = op(x, shfl_idx(v[w], l));
+            x = op(x, shfl_idx(v, l));
+    };
+    T v[W];
+    u32 inc[W];
+    int nw = W;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+        inc[w] = read_window(w, v[w]);
+        if (inc[w]) {
+            nw = w;
+            break;
+        }
     }
+    T x = pad;
+    if (nw == W) { /* no prefix in the newest windows: further back */
+        long long far = W;
+        T vf;
+        u32 incf;
+        for (;; ++far) {
+            incf = read_window(far, vf);
+            if (incf)
+                break;
+        }
+        fold(x, vf, incf);
+        for (long long w = far - 1; w >= W; --w) {
+            incf = read_window(w, vf);
+            fold(x, vf, incf);
+        }
+    }
+#pragma unroll
+    for (int w = W - 1; w >= 0; --w)
+        if (w <= nw)
+            fold(x, v[w], w == nw ? inc[w] : 0u);
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
     return x;
