@@ -288,86 +288,109 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * Like the classic look-back it goes back as far as it must, so no tile
  * ever waits for a look-back but its own (a bounded reach would make the
  * newest prefix advance at most that many tiles per round trip, which
- * measured 0.61x CUB for f64 with a reach of 64 tiles). The newest
- * windows of 32 descriptors (two; one for 8-byte values) stay in
- * registers; beyond them a window is read once to find the inclusive
- * prefix and again, oldest first, to fold it (a descriptor read twice may
- * have turned from A(m) into P(m) = L(m+1) in between; the fold then
- * restarts from it, which is the same fold). */
+ * measured 0.61x CUB for f64 with a reach of 64 tiles). It reads 64
+ * descriptors per round trip, two per lane: the newest prefix advances
+ * about one window per round trip, and with 32-tile windows f64 (87k
+ * tiles at 2^28) needed more than that. The newest window stays in
+ * registers; older windows are read once to find the inclusive prefix
+ * and again, oldest first, to fold it (a descriptor read twice may have
+ * turned from A(m) into P(m) = L(m+1) in between; the fold then restarts
+ * from it, which is the same fold). */
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
-    constexpr int W = sizeof(T) <= 4 ? 2 : 1; /* registers */
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
-    /* Window w holds tiles c - 32 (w + 1) .. c - 32 w - 1, one per lane;
-     * waits until all are published, returns the lanes holding P(m).
-     * Lanes before tile 0 count as inclusive but are never folded: tile 0
-     * is inclusive and in the same window, above them. */
-    auto read_window = [&](long long w, T &v) -> u32 {
-        const long long t = (long long)c - 32 * (w + 1) + lane;
-        u32 st = GROUP_INCL;
-        bool have = t < 0;
-        v = pad;
+    /* Window w holds tiles c - 64 (w + 1) .. c - 64 w - 1, two per lane:
+     * the older 32 in lo, the newer 32 in hi. Waits until all are
+     * published; il / ih: the lanes whose lo / hi hold some P(m). Lanes
+     * before tile 0 count as inclusive but are never folded: tile 0 is
+     * inclusive and in the same half or the next, above them. */
+    auto read_window = [&](long long w, T &lo, T &hi, u32 &il, u32 &ih) {
+        const long long t0 = (long long)c - 64 * (w + 1) + lane;
+        const long long t1 = t0 + 32;
+        u32 s0 = GROUP_INCL, s1 = GROUP_INCL;
+        bool h0 = t0 < 0, h1 = t1 < 0;
+        lo = hi = pad;
         for (;;) {
-            if (!have) {
-                st = peek(a.agg, a.agg_status, (u64)t, v);
-                have = st != TILE_NONE;
+            if (!h0) {
+                s0 = peek(a.agg, a.agg_status, (u64)t0, lo);
+                h0 = s0 != TILE_NONE;
             }
-            if (__all_sync(PARSUM_K_FULL_MASK, have))
+            if (!h1) {
+                s1 = peek(a.agg, a.agg_status, (u64)t1, hi);
+                h1 = s1 != TILE_NONE;
+            }
+            if (__all_sync(PARSUM_K_FULL_MASK, h0 && h1))
                 break;
             __nanosleep(32);
         }
-        return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        il = __ballot_sync(PARSUM_K_FULL_MASK, s0 == GROUP_INCL);
+        ih = __ballot_sync(PARSUM_K_FULL_MASK, s1 == GROUP_INCL);
     };
-    /* x := the fold continued through window v: from its newest inclusive
-     * prefix if it has one, else from x. All lanes take part. */
+    /* x := the fold continued through 32 lanes of v: from their newest
+     * inclusive prefix if they have one, else from x. All lanes take
+     * part. The fold is on the critical path of every later tile (the
+     * chain of prefixes through all tiles is one combine per tile), so a
+     * step must cost one dependent combine, no more: lanes go in chunks of
+     * K whose shuffles are issued together, chunks wholly at or before the
+     * prefix are skipped, and lanes at or before it inside a chunk combine
+     * pad, an identity bit for bit (x (+) pad == x), instead of
+     * branching. (A loop of shuffle-then-combine steps ran f64 at 0.58x
+     * CUB.) */
     auto fold = [&](T &x, const T &v, u32 incl) {
-        int l = 0;
+        int top = -1;
         if (incl) {
-            const int hi = 31 - __clz((int)incl);
-            x = shfl_idx(v, hi);
-            l = hi + 1;
+            top = 31 - __clz((int)incl);
+            x = shfl_idx(v, top);
         }
-        for (; l < 32; ++l)
-            x = op(x, shfl_idx(v, l));
-    };
-    T v[W];
-    u32 inc[W];
-    int nw = W;
+        constexpr int K = sizeof(T) <= 4 ? 8 : 4; /* registers */
 #pragma unroll
-    for (int w = 0; w < W; ++w) {
-        inc[w] = read_window(w, v[w]);
-        if (inc[w]) {
-            nw = w;
-            break;
+        for (int q = 0; q < 32; q += K) {
+            if (top >= q + K - 1)
+                continue;
+            T t[K];
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                t[j] = shfl_idx(v, q + j);
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                x = op(x, q + j > top ? t[j] : pad);
         }
-    }
+    };
+    auto fold_window = [&](T &x, const T &lo, const T &hi, u32 il, u32 ih) {
+        if (ih) {
+            fold(x, hi, ih);
+        } else {
+            fold(x, lo, il);
+            fold(x, hi, 0u);
+        }
+    };
+    T lo0, hi0;
+    u32 il0, ih0;
+    read_window(0, lo0, hi0, il0, ih0);
     T x = pad;
-    if (nw == W) { /* no prefix in the newest windows: further back */
-        long long far = W;
-        T vf;
-        u32 incf;
+    if ((il0 | ih0) == 0u) { /* no prefix in the newest window: further */
+        long long far = 1;
+        T lo, hi;
+        u32 il, ih;
         for (;; ++far) {
-            incf = read_window(far, vf);
-            if (incf)
+            read_window(far, lo, hi, il, ih);
+            if (il | ih)
                 break;
         }
-        fold(x, vf, incf);
-        for (long long w = far - 1; w >= W; --w) {
-            incf = read_window(w, vf);
-            fold(x, vf, incf);
+        fold_window(x, lo, hi, il, ih);
+        for (long long w = far - 1; w >= 1; --w) {
+            read_window(w, lo, hi, il, ih);
+            fold_window(x, lo, hi, il, ih);
         }
     }
-#pragma unroll
-    for (int w = W - 1; w >= 0; --w)
-        if (w <= nw)
-            fold(x, v[w], w == nw ? inc[w] : 0u);
+    fold_window(x, lo0, hi0, il0, ih0);
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
     return x;
