@@ -29,8 +29,9 @@ typedef PARSUM_INST_W inst_w;
  * the result: integer operators (wrapping arithmetic and bitwise operators
  * are exactly associative) and float MIN/MAX (a selection of one operand
  * with a fixed rule for ties and NaNs, hence exactly associative too).
- * Float SUM and PROD take a deterministic one (lookback_det: the classic
- * look-back folded from the left where the descriptor is packed).
+ * Float SUM and PROD take a deterministic one: plain scans the classic
+ * look-back folded from the left (lookback_det), segmented ones the
+ * two-level look-back.
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
 /* Whether plain scans have scan_pipe_kernel (tiles pipelined two per
  * block) besides scan_kernel (one tile per block); launch.cu picks. */
@@ -45,8 +46,11 @@ constexpr int lookback_for()
 {
     if (PARSUM_K_LOOKBACK >= 0)
         return PARSUM_K_LOOKBACK;
+    /* Segmented pairs keep the two-level one: on (f64, flag) pairs the
+     * left fold, which shuffles 16 bytes per step, measured 0.45x CUB
+     * against 0.66x (bench/RESULTS.md, 2026-11-25). */
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
-        return parsum_k::lookback_det<S>();
+        return sizeof(S) > sizeof(inst_t) ? 1 : parsum_k::lookback_det<S>();
     /* The classic look-back needs packed descriptors. */
     return parsum_k::packed_desc<S>::value ? 2 : 1;
 }

@@ -227,9 +227,65 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     return pos > 0 ? op(gp, local) : gp;
 }
 
+/* Descriptors a look-back reads per lane and round trip (a window of
+ * 32 * R tiles). The newest published prefix moves about one window per
+ * round trip, since a tile whose window holds none must read another
+ * (and wait another round trip) before it can publish its own: with
+ * 32-tile windows a 2^28-element f64 scan (87k tiles, 56 per
+ * microsecond, round trips near a microsecond under load) fell behind
+ * and ran at 0.58x CUB. PARSUM_K_LB_LANES overrides it for tuning. */
+#ifndef PARSUM_K_LB_LANES
+#define PARSUM_K_LB_LANES 0
+#endif
+template <class T>
+__host__ __device__ constexpr int lb_lanes()
+{
+    return PARSUM_K_LB_LANES > 0 ? PARSUM_K_LB_LANES
+                                 : (sizeof(T) <= 8 ? 4 : 2);
+}
+
+/* Reads the descriptors of tiles base + 32 r + lane (r < R) into v[r]
+ * once every one of them is published; inc[r]: the lanes whose v[r] is
+ * an inclusive prefix. Tiles before 0 read as inclusive pads (tile 0,
+ * inclusive from the start, is always in the same window above them, so
+ * the look-backs never use them). Warp-wide. */
+template <class T, int R>
+__device__ __forceinline__ void read_window(const scan_args &a,
+                                            long long base, int lane,
+                                            const T &pad, T (&v)[R],
+                                            u32 (&inc)[R])
+{
+    u32 st[R];
+    bool have[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        st[r] = GROUP_INCL;
+        have[r] = base + 32 * r + lane < 0;
+        v[r] = pad;
+    }
+    for (;;) {
+        bool all = true;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (!have[r]) {
+                st[r] = peek(a.agg, a.agg_status, (u64)(base + 32 * r + lane),
+                             v[r]);
+                have[r] = st[r] != TILE_NONE;
+            }
+            all = all && have[r];
+        }
+        if (__all_sync(PARSUM_K_FULL_MASK, all))
+            break;
+        __nanosleep(32);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        inc[r] = __ballot_sync(PARSUM_K_FULL_MASK, st[r] == GROUP_INCL);
+}
+
 /* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
  * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
- * tile 0), then fold the predecessors 32 at a time, newest window first,
+ * tile 0), then fold the predecessors a window at a time, newest first,
  * until a window holds a published inclusive prefix P(k); the fold starts
  * at the newest such k. The descriptor of tile c goes from A(c) to P(c),
  * replaced in one access. How far back a tile looks depends on timing, so
@@ -242,33 +298,30 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
                                               int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "classic look-back: packed only");
+    constexpr int R = lb_lanes<T>();
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
     T x = pad;
-    long long top = (long long)c; /* window: tiles top-32 .. top-1 */
+    long long top = (long long)c; /* window: tiles top - 32 R .. top - 1 */
     for (;;) {
-        const long long t = top - 32 + lane;
-        T v = pad;
-        u32 st = GROUP_INCL; /* before tile 0: an identity, "inclusive" */
-        bool have = t < 0;
-        for (;;) {
-            if (!have) {
-                st = peek(a.agg, a.agg_status, (u64)t, v);
-                have = st != TILE_NONE;
-            }
-            if (__all_sync(PARSUM_K_FULL_MASK, have))
-                break;
-            __nanosleep(32);
+        T v[R];
+        u32 inc[R];
+        read_window<T, R>(a, top - 32 * R, lane, pad, v, inc);
+        bool done = false;
+#pragma unroll
+        for (int r = R - 1; r >= 0; --r) {
+            if (done)
+                continue;
+            const int hi = inc[r] ? 31 - __clz((int)inc[r]) : -1;
+            const T w = warp_reduce(lane >= hi ? v[r] : pad, op);
+            x = op(w, x);
+            done = inc[r] != 0u;
         }
-        const u32 incl = __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
-        const int hi = incl ? 31 - __clz((int)incl) : -1;
-        T w = warp_reduce(lane >= hi ? v : pad, op);
-        x = op(w, x);
-        if (incl)
+        if (done)
             break;
-        top -= 32;
+        top -= 32 * R;
     }
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
@@ -283,56 +336,27 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * fold: X(c) = (..(P(k) (+) A(k+1)) ..) (+) A(c-1) = L(c). Which k it
  * finds depends on timing; the bits of L(c) do not (by induction on c;
  * NOTES.md section 3). The price is a sequential fold of the c-1-k
- * aggregates after P(k) instead of a tree (usually 0 to 3 of them).
+ * aggregates after P(k) instead of a tree.
  *
  * Like the classic look-back it goes back as far as it must, so no tile
- * ever waits for a look-back but its own (a bounded reach would make the
- * newest prefix advance at most that many tiles per round trip, which
- * measured 0.61x CUB for f64 with a reach of 64 tiles). It reads 64
- * descriptors per round trip, two per lane: the newest prefix advances
- * about one window per round trip, and with 32-tile windows f64 (87k
- * tiles at 2^28) needed more than that. The newest window stays in
- * registers; older windows are read once to find the inclusive prefix
- * and again, oldest first, to fold it (a descriptor read twice may have
- * turned from A(m) into P(m) = L(m+1) in between; the fold then restarts
- * from it, which is the same fold). */
+ * ever waits for a look-back but its own (a reach bounded to 64 tiles
+ * measured 0.61x CUB for f64: the newest prefix then advanced 64 tiles
+ * per round trip). The newest window (read_window) stays in registers;
+ * older windows are read once to find the inclusive prefix and again,
+ * oldest first, to fold them (a descriptor read twice may have turned
+ * from A(m) into P(m) = L(m+1) in between; the fold then restarts from
+ * it, which is the same fold). */
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
+    constexpr int R = lb_lanes<T>();
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
-    /* Window w holds tiles c - 64 (w + 1) .. c - 64 w - 1, two per lane:
-     * the older 32 in lo, the newer 32 in hi. Waits until all are
-     * published; il / ih: the lanes whose lo / hi hold some P(m). Lanes
-     * before tile 0 count as inclusive but are never folded: tile 0 is
-     * inclusive and in the same half or the next, above them. */
-    auto read_window = [&](long long w, T &lo, T &hi, u32 &il, u32 &ih) {
-        const long long t0 = (long long)c - 64 * (w + 1) + lane;
-        const long long t1 = t0 + 32;
-        u32 s0 = GROUP_INCL, s1 = GROUP_INCL;
-        bool h0 = t0 < 0, h1 = t1 < 0;
-        lo = hi = pad;
-        for (;;) {
-            if (!h0) {
-                s0 = peek(a.agg, a.agg_status, (u64)t0, lo);
-                h0 = s0 != TILE_NONE;
-            }
-            if (!h1) {
-                s1 = peek(a.agg, a.agg_status, (u64)t1, hi);
-                h1 = s1 != TILE_NONE;
-            }
-            if (__all_sync(PARSUM_K_FULL_MASK, h0 && h1))
-                break;
-            __nanosleep(32);
-        }
-        il = __ballot_sync(PARSUM_K_FULL_MASK, s0 == GROUP_INCL);
-        ih = __ballot_sync(PARSUM_K_FULL_MASK, s1 == GROUP_INCL);
-    };
     /* x := the fold continued through 32 lanes of v: from their newest
      * inclusive prefix if they have one, else from x. All lanes take
      * part. The fold is on the critical path of every later tile (the
@@ -349,7 +373,7 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
             top = 31 - __clz((int)incl);
             x = shfl_idx(v, top);
         }
-        constexpr int K = sizeof(T) <= 4 ? 8 : 4; /* registers */
+        constexpr int K = 4; /* registers */
 #pragma unroll
         for (int q = 0; q < 32; q += K) {
             if (top >= q + K - 1)
@@ -363,34 +387,49 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                 x = op(x, q + j > top ? t[j] : pad);
         }
     };
-    auto fold_window = [&](T &x, const T &lo, const T &hi, u32 il, u32 ih) {
-        if (ih) {
-            fold(x, hi, ih);
-        } else {
-            fold(x, lo, il);
-            fold(x, hi, 0u);
-        }
+    /* The fold through a window: from its newest inclusive prefix, if any,
+     * then every newer descriptor; else all of it, from x. */
+    auto fold_window = [&](T &x, const T (&v)[R], const u32 (&inc)[R]) {
+        int rs = -1;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            if (inc[r])
+                rs = r;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            if (r >= rs)
+                fold(x, v[r], r == rs ? inc[r] : 0u);
     };
-    T lo0, hi0;
-    u32 il0, ih0;
-    read_window(0, lo0, hi0, il0, ih0);
+    auto any = [&](const u32 (&inc)[R]) {
+        u32 m = 0u;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            m |= inc[r];
+        return m != 0u;
+    };
+    constexpr long long WIN = 32 * R;
+    T v0[R];
+    u32 inc0[R];
+    read_window<T, R>(a, (long long)c - WIN, lane, pad, v0, inc0);
     T x = pad;
-    if ((il0 | ih0) == 0u) { /* no prefix in the newest window: further */
+    if (!any(inc0)) { /* no prefix in the newest window: further back */
         long long far = 1;
-        T lo, hi;
-        u32 il, ih;
+        T v[R];
+        u32 inc[R];
         for (;; ++far) {
-            read_window(far, lo, hi, il, ih);
-            if (il | ih)
+            read_window<T, R>(a, (long long)c - WIN * (far + 1), lane, pad, v,
+                              inc);
+            if (any(inc))
                 break;
         }
-        fold_window(x, lo, hi, il, ih);
+        fold_window(x, v, inc);
         for (long long w = far - 1; w >= 1; --w) {
-            read_window(w, lo, hi, il, ih);
-            fold_window(x, lo, hi, il, ih);
+            read_window<T, R>(a, (long long)c - WIN * (w + 1), lane, pad, v,
+                              inc);
+            fold_window(x, v, inc);
         }
     }
-    fold_window(x, lo0, hi0, il0, ih0);
+    fold_window(x, v0, inc0);
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
     return x;
