@@ -29,9 +29,9 @@ typedef PARSUM_INST_W inst_w;
  * the result: integer operators (wrapping arithmetic and bitwise operators
  * are exactly associative) and float MIN/MAX (a selection of one operand
  * with a fixed rule for ties and NaNs, hence exactly associative too).
- * Float SUM and PROD take a deterministic one: plain scans the classic
- * look-back folded from the left (lookback_det), segmented ones the
- * two-level look-back.
+ * Float SUM and PROD take a deterministic one: plain f32 scans the
+ * classic look-back folded from the left (lookback_det), f64 and
+ * segmented scans the two-level look-back.
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
 /* Whether plain scans have scan_pipe_kernel (tiles pipelined two per
  * block) besides scan_kernel (one tile per block); launch.cu picks. */
@@ -46,11 +46,14 @@ constexpr int lookback_for()
 {
     if (PARSUM_K_LOOKBACK >= 0)
         return PARSUM_K_LOOKBACK;
-    /* Segmented pairs keep the two-level one: on (f64, flag) pairs the
-     * left fold, which shuffles 16 bytes per step, measured 0.45x CUB
-     * against 0.66x (bench/RESULTS.md, 2026-11-25). */
+    /* f32 takes the left fold (and with it the pipelined kernel: 1.09-
+     * 1.12x CUB against 0.88x at 2^28); f64 and segmented pairs keep the
+     * two-level one: f64's pipelined tiles hold 3072 elements, and the
+     * left fold through 87k of them measured 0.83x CUB against 0.92x, on
+     * (f64, flag) pairs 0.45x against 0.66x (bench/RESULTS.md,
+     * 2026-11-25). */
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
-        return sizeof(S) > sizeof(inst_t) ? 1 : parsum_k::lookback_det<S>();
+        return sizeof(S) > 4 ? 1 : parsum_k::lookback_det<S>();
     /* The classic look-back needs packed descriptors. */
     return parsum_k::packed_desc<S>::value ? 2 : 1;
 }

@@ -228,20 +228,19 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
 }
 
 /* Descriptors a look-back reads per lane and round trip (a window of
- * 32 * R tiles). The newest published prefix moves about one window per
- * round trip, since a tile whose window holds none must read another
- * (and wait another round trip) before it can publish its own: with
- * 32-tile windows a 2^28-element f64 scan (87k tiles, 56 per
- * microsecond, round trips near a microsecond under load) fell behind
- * and ran at 0.58x CUB. PARSUM_K_LB_LANES overrides it for tuning. */
+ * 32 * R tiles). One: measured on an H200 at 2^28 elements (2026-11-25),
+ * R = 4 ran the classic look-back at 1.04x CUB for i32 against 1.14x
+ * with R = 1 and the left fold at 0.95x against 1.09-1.12x for f32 (and
+ * R = 2 at 1.09x); waiting for all 128 predecessors to publish and
+ * polling four slots per lane cost more than the round trips it saved.
+ * PARSUM_K_LB_LANES overrides it for tuning. */
 #ifndef PARSUM_K_LB_LANES
-#define PARSUM_K_LB_LANES 0
+#define PARSUM_K_LB_LANES 1
 #endif
 template <class T>
 __host__ __device__ constexpr int lb_lanes()
 {
-    return PARSUM_K_LB_LANES > 0 ? PARSUM_K_LB_LANES
-                                 : (sizeof(T) <= 8 ? 4 : 2);
+    return PARSUM_K_LB_LANES;
 }
 
 /* Reads the descriptors of tiles base + 32 r + lane (r < R) into v[r]
@@ -285,7 +284,7 @@ __device__ __forceinline__ void read_window(const scan_args &a,
 
 /* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
  * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
- * tile 0), then fold the predecessors a window at a time, newest first,
+ * tile 0), then fold the predecessors 32 at a time, newest window first,
  * until a window holds a published inclusive prefix P(k); the fold starts
  * at the newest such k. The descriptor of tile c goes from A(c) to P(c),
  * replaced in one access. How far back a tile looks depends on timing, so
@@ -298,30 +297,33 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
                                               int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "classic look-back: packed only");
-    constexpr int R = lb_lanes<T>();
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
     T x = pad;
-    long long top = (long long)c; /* window: tiles top - 32 R .. top - 1 */
+    long long top = (long long)c; /* window: tiles top-32 .. top-1 */
     for (;;) {
-        T v[R];
-        u32 inc[R];
-        read_window<T, R>(a, top - 32 * R, lane, pad, v, inc);
-        bool done = false;
-#pragma unroll
-        for (int r = R - 1; r >= 0; --r) {
-            if (done)
-                continue;
-            const int hi = inc[r] ? 31 - __clz((int)inc[r]) : -1;
-            const T w = warp_reduce(lane >= hi ? v[r] : pad, op);
-            x = op(w, x);
-            done = inc[r] != 0u;
+        const long long t = top - 32 + lane;
+        T v = pad;
+        u32 st = GROUP_INCL; /* before tile 0: an identity, "inclusive" */
+        bool have = t < 0;
+        for (;;) {
+            if (!have) {
+                st = peek(a.agg, a.agg_status, (u64)t, v);
+                have = st != TILE_NONE;
+            }
+            if (__all_sync(PARSUM_K_FULL_MASK, have))
+                break;
+            __nanosleep(32);
         }
-        if (done)
+        const u32 incl = __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        const int hi = incl ? 31 - __clz((int)incl) : -1;
+        T w = warp_reduce(lane >= hi ? v : pad, op);
+        x = op(w, x);
+        if (incl)
             break;
-        top -= 32 * R;
+        top -= 32;
     }
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
