@@ -49,9 +49,9 @@ constexpr int lookback_for()
     /* f32 takes the left fold (and with it the pipelined kernel: 1.09-
      * 1.12x CUB against 0.88x at 2^28); f64 and segmented pairs keep the
      * two-level one: f64's pipelined tiles hold 3072 elements, and the
-     * left fold through 87k of them measured 0.83x CUB against 0.92x, on
-     * (f64, flag) pairs 0.45x against 0.66x (bench/RESULTS.md,
-     * 2026-11-25). */
+     * left fold through 87k of them measured 0.58-0.83x CUB against
+     * 0.90-0.92x, on (f64, flag) pairs 0.45x against 0.66x (NOTES.md
+     * section 3). */
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
         return sizeof(S) > 4 ? 1 : parsum_k::lookback_det<S>();
     /* The classic look-back needs packed descriptors. */

@@ -227,61 +227,6 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     return pos > 0 ? op(gp, local) : gp;
 }
 
-/* Descriptors a look-back reads per lane and round trip (a window of
- * 32 * R tiles). One: measured on an H200 at 2^28 elements (2026-11-25),
- * R = 4 ran the classic look-back at 1.04x CUB for i32 against 1.14x
- * with R = 1 and the left fold at 0.95x against 1.09-1.12x for f32 (and
- * R = 2 at 1.09x); waiting for all 128 predecessors to publish and
- * polling four slots per lane cost more than the round trips it saved.
- * PARSUM_K_LB_LANES overrides it for tuning. */
-#ifndef PARSUM_K_LB_LANES
-#define PARSUM_K_LB_LANES 1
-#endif
-template <class T>
-__host__ __device__ constexpr int lb_lanes()
-{
-    return PARSUM_K_LB_LANES;
-}
-
-/* Reads the descriptors of tiles base + 32 r + lane (r < R) into v[r]
- * once every one of them is published; inc[r]: the lanes whose v[r] is
- * an inclusive prefix. Tiles before 0 read as inclusive pads (tile 0,
- * inclusive from the start, is always in the same window above them, so
- * the look-backs never use them). Warp-wide. */
-template <class T, int R>
-__device__ __forceinline__ void read_window(const scan_args &a,
-                                            long long base, int lane,
-                                            const T &pad, T (&v)[R],
-                                            u32 (&inc)[R])
-{
-    u32 st[R];
-    bool have[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        st[r] = GROUP_INCL;
-        have[r] = base + 32 * r + lane < 0;
-        v[r] = pad;
-    }
-    for (;;) {
-        bool all = true;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            if (!have[r]) {
-                st[r] = peek(a.agg, a.agg_status, (u64)(base + 32 * r + lane),
-                             v[r]);
-                have[r] = st[r] != TILE_NONE;
-            }
-            all = all && have[r];
-        }
-        if (__all_sync(PARSUM_K_FULL_MASK, all))
-            break;
-        __nanosleep(32);
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-        inc[r] = __ballot_sync(PARSUM_K_FULL_MASK, st[r] == GROUP_INCL);
-}
-
 /* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
  * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
  * tile 0), then fold the predecessors 32 at a time, newest window first,
@@ -338,100 +283,91 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * fold: X(c) = (..(P(k) (+) A(k+1)) ..) (+) A(c-1) = L(c). Which k it
  * finds depends on timing; the bits of L(c) do not (by induction on c;
  * NOTES.md section 3). The price is a sequential fold of the c-1-k
- * aggregates after P(k) instead of a tree.
+ * aggregates after P(k) instead of a tree (usually 0 to 3 of them).
  *
  * Like the classic look-back it goes back as far as it must, so no tile
- * ever waits for a look-back but its own (a reach bounded to 64 tiles
- * measured 0.61x CUB for f64: the newest prefix then advanced 64 tiles
- * per round trip). The newest window (read_window) stays in registers;
- * older windows are read once to find the inclusive prefix and again,
- * oldest first, to fold them (a descriptor read twice may have turned
- * from A(m) into P(m) = L(m+1) in between; the fold then restarts from
- * it, which is the same fold). */
+ * ever waits for a look-back but its own (a bounded reach would make the
+ * newest prefix advance at most that many tiles per round trip, which
+ * measured 0.61x CUB for f64 with a reach of 64 tiles). The newest
+ * windows of 32 descriptors (two; one for 8-byte values) stay in
+ * registers; beyond them a window is read once to find the inclusive
+ * prefix and again, oldest first, to fold it (a descriptor read twice may
+ * have turned from A(m) into P(m) = L(m+1) in between; the fold then
+ * restarts from it, which is the same fold). */
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
-    constexpr int R = lb_lanes<T>();
+    constexpr int W = sizeof(T) <= 4 ? 2 : 1; /* registers */
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
     if (c == 0)
         return agg;
-    /* x := the fold continued through 32 lanes of v: from their newest
-     * inclusive prefix if they have one, else from x. All lanes take
-     * part. The fold is on the critical path of every later tile (the
-     * chain of prefixes through all tiles is one combine per tile), so a
-     * step must cost one dependent combine, no more: lanes go in chunks of
-     * K whose shuffles are issued together, chunks wholly at or before the
-     * prefix are skipped, and lanes at or before it inside a chunk combine
-     * pad, an identity bit for bit (x (+) pad == x), instead of
-     * branching. (A loop of shuffle-then-combine steps ran f64 at 0.58x
-     * CUB.) */
-    auto fold = [&](T &x, const T &v, u32 incl) {
-        int top = -1;
-        if (incl) {
-            top = 31 - __clz((int)incl);
-            x = shfl_idx(v, top);
-        }
-        constexpr int K = 4; /* registers */
-#pragma unroll
-        for (int q = 0; q < 32; q += K) {
-            if (top >= q + K - 1)
-                continue;
-            T t[K];
-#pragma unroll
-            for (int j = 0; j < K; ++j)
-                t[j] = shfl_idx(v, q + j);
-#pragma unroll
-            for (int j = 0; j < K; ++j)
-                x = op(x, q + j > top ? t[j] : pad);
-        }
-    };
-    /* The fold through a window: from its newest inclusive prefix, if any,
-     * then every newer descriptor; else all of it, from x. */
-    auto fold_window = [&](T &x, const T (&v)[R], const u32 (&inc)[R]) {
-        int rs = -1;
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            if (inc[r])
-                rs = r;
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            if (r >= rs)
-                fold(x, v[r], r == rs ? inc[r] : 0u);
-    };
-    auto any = [&](const u32 (&inc)[R]) {
-        u32 m = 0u;
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            m |= inc[r];
-        return m != 0u;
-    };
-    constexpr long long WIN = 32 * R;
-    T v0[R];
-    u32 inc0[R];
-    read_window<T, R>(a, (long long)c - WIN, lane, pad, v0, inc0);
-    T x = pad;
-    if (!any(inc0)) { /* no prefix in the newest window: further back */
-        long long far = 1;
-        T v[R];
-        u32 inc[R];
-        for (;; ++far) {
-            read_window<T, R>(a, (long long)c - WIN * (far + 1), lane, pad, v,
-                              inc);
-            if (any(inc))
+    /* Window w holds tiles c - 32 (w + 1) .. c - 32 w - 1, one per lane;
+     * waits until all are published, returns the lanes holding P(m).
+     * Lanes before tile 0 count as inclusive but are never folded: tile 0
+     * is inclusive and in the same window, above them. */
+    auto read_window = [&](long long w, T &v) -> u32 {
+        const long long t = (long long)c - 32 * (w + 1) + lane;
+        u32 st = GROUP_INCL;
+        bool have = t < 0;
+        v = pad;
+        for (;;) {
+            if (!have) {
+                st = peek(a.agg, a.agg_status, (u64)t, v);
+                have = st != TILE_NONE;
+            }
+            if (__all_sync(PARSUM_K_FULL_MASK, have))
                 break;
+            __nanosleep(32);
         }
-        fold_window(x, v, inc);
-        for (long long w = far - 1; w >= 1; --w) {
-            read_window<T, R>(a, (long long)c - WIN * (w + 1), lane, pad, v,
-                              inc);
-            fold_window(x, v, inc);
+        return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+    };
+    /* x := the fold continued through window v: from its newest inclusive
+     * prefix if it has one, else from x. All lanes take part. */
+    auto fold = [&](T &x, const T &v, u32 incl) {
+        int l = 0;
+        if (incl) {
+            const int hi = 31 - __clz((int)incl);
+            x = shfl_idx(v, hi);
+            l = hi + 1;
+        }
+        for (; l < 32; ++l)
+            x = op(x, shfl_idx(v, l));
+    };
+    T v[W];
+    u32 inc[W];
+    int nw = W;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+        inc[w] = read_window(w, v[w]);
+        if (inc[w]) {
+            nw = w;
+            break;
         }
     }
-    fold_window(x, v0, inc0);
+    T x = pad;
+    if (nw == W) { /* no prefix in the newest windows: further back */
+        long long far = W;
+        T vf;
+        u32 incf;
+        for (;; ++far) {
+            incf = read_window(far, vf);
+            if (incf)
+                break;
+        }
+        fold(x, vf, incf);
+        for (long long w = far - 1; w >= W; --w) {
+            incf = read_window(w, vf);
+            fold(x, vf, incf);
+        }
+    }
+#pragma unroll
+    for (int w = W - 1; w >= 0; --w)
+        if (w <= nw)
+            fold(x, v[w], w == nw ? inc[w] : 0u);
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
     return x;
