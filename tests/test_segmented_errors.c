@@ -191,6 +191,32 @@ static void test_bad_offsets(void **state)
     free(big);
     free(hin);
     free(hout);
+    /* Long enough for the check to run in parts on 2 threads (8 parts of
+     * ceil(m / 8) offsets): a decrease right at the start of part 3 (its
+     * pair straddles parts 2 and 3) is named before one in part 6. */
+    m = ((size_t)1 << 21) + 13;
+    size_t per = (m + 7) / 8;
+    big = tu_malloc((m + 1) * 8);
+    for (size_t i = 0; i <= m; i++)
+        big[i] = i / 4;
+    big[m] = m / 4;
+    big[3 * per] = 0;
+    big[6 * per + 5] = 1;
+    hin = tu_malloc(m);
+    hout = tu_malloc(m);
+    char want[32];
+    snprintf(want, sizeof want, "[%zu]", 3 * per);
+    TU_OK(parsum_context_set_threads(tu_ctx, 2));
+    EXPECT_ERR(parsum_segmented_reduce(tu_ctx, hin, hout, big, m, PARSUM_I8, PARSUM_MAX), ia, want);
+    big[3 * per] = big[3 * per - 1]; /* now only the one in part 6 */
+    snprintf(want, sizeof want, "[%zu]", 6 * per + 5);
+    EXPECT_ERR(parsum_segmented_reduce(tu_ctx, hin, hout, big, m, PARSUM_I8, PARSUM_MAX), ia, want);
+    big[6 * per + 5] = big[6 * per + 4]; /* none left: accepted */
+    EXPECT_STATUS(parsum_segmented_reduce(tu_ctx, hin, hout, big, m, PARSUM_I8, PARSUM_MAX), PARSUM_OK);
+    TU_OK(parsum_context_set_threads(tu_ctx, 0));
+    free(big);
+    free(hin);
+    free(hout);
     assert_int_equal(te_failures, 0);
 }
 
