@@ -227,6 +227,28 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     return pos > 0 ? op(gp, local) : gp;
 }
 
+/* Reads descriptor t of this lane into v once every lane's descriptor is
+ * published (a warp-wide wait); returns the lanes that hold an inclusive
+ * prefix. Tiles before 0 (t < 0) read as inclusive pads: an identity. */
+template <class T>
+__device__ __forceinline__ u32 wait_window(const scan_args &a, long long t,
+                                           const T &pad, T &v)
+{
+    u32 st = GROUP_INCL;
+    bool have = t < 0;
+    v = pad;
+    for (;;) {
+        if (!have) {
+            st = peek(a.agg, a.agg_status, (u64)t, v);
+            have = st != TILE_NONE;
+        }
+        if (__all_sync(PARSUM_K_FULL_MASK, have))
+            break;
+        __nanosleep(32);
+    }
+    return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+}
+
 /* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
  * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
  * tile 0), then fold the predecessors 32 at a time, newest window first,
@@ -249,20 +271,8 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
     T x = pad;
     long long top = (long long)c; /* window: tiles top-32 .. top-1 */
     for (;;) {
-        const long long t = top - 32 + lane;
-        T v = pad;
-        u32 st = GROUP_INCL; /* before tile 0: an identity, "inclusive" */
-        bool have = t < 0;
-        for (;;) {
-            if (!have) {
-                st = peek(a.agg, a.agg_status, (u64)t, v);
-                have = st != TILE_NONE;
-            }
-            if (__all_sync(PARSUM_K_FULL_MASK, have))
-                break;
-            __nanosleep(32);
-        }
-        const u32 incl = __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        T v;
+        const u32 incl = wait_window(a, top - 32 + lane, pad, v);
         const int hi = incl ? 31 - __clz((int)incl) : -1;
         T w = warp_reduce(lane >= hi ? v : pad, op);
         x = op(w, x);
@@ -310,20 +320,7 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
      * Lanes before tile 0 count as inclusive but are never folded: tile 0
      * is inclusive and in the same window, above them. */
     auto read_window = [&](long long w, T &v) -> u32 {
-        const long long t = (long long)c - 32 * (w + 1) + lane;
-        u32 st = GROUP_INCL;
-        bool have = t < 0;
-        v = pad;
-        for (;;) {
-            if (!have) {
-                st = peek(a.agg, a.agg_status, (u64)t, v);
-                have = st != TILE_NONE;
-            }
-            if (__all_sync(PARSUM_K_FULL_MASK, have))
-                break;
-            __nanosleep(32);
-        }
-        return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
+        return wait_window(a, (long long)c - 32 * (w + 1) + lane, pad, v);
     };
     /* x := the fold continued through window v: from its newest inclusive
      * prefix if it has one, else from x. All lanes take part. */
