@@ -293,7 +293,8 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * fold: X(c) = (..(P(k) (+) A(k+1)) ..) (+) A(c-1) = L(c). Which k it
  * finds depends on timing; the bits of L(c) do not (by induction on c;
  * NOTES.md section 3). The price is a sequential fold of the c-1-k
- * aggregates after P(k) instead of a tree (usually 0 to 3 of them).
+ * aggregates after P(k) instead of a tree (as many as the newest prefix
+ * lags behind the tile; not measured).
  *
  * Like the classic look-back it goes back as far as it must, so no tile
  * ever waits for a look-back but its own (a bounded reach would make the
