@@ -3,7 +3,8 @@
 # by side and times each against CUB at 2^28 elements, on a machine with an
 # NVIDIA GPU. A policy is a set of -D overrides of the defaults at the top
 # of src/cuda/kernel_common.cuh and kernels_inst.cuh (PARSUM_K_ROWS4, PARSUM_K_ROWS8,
-# PARSUM_K_LOOKBACK: 0 none (timing only), 1 groups, 2 classic). Usage:
+# PARSUM_K_LOOKBACK: 0 none (timing only), 1 groups, 2 classic, 3 classic
+# folded from the left). Usage:
 #   bench/gpu_tune.sh "NAME=-DFLAG=V -DFLAG=V" ...
 # Prints one block of `parsum bench scan` rows per policy and dtype.
 set -uo pipefail
