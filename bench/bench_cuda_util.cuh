@@ -1,6 +1,6 @@
 /*
  * bench_cuda_util.cuh - what the CUDA benchmarks (bench_cuda.cu,
- * bench_cuda_seg.cu) share: error checks that throw bench_error, random
+ * bench_cuda_seg.cu, bench_cuda_select.cu, ...) share: error checks that throw bench_error, random
  * device inputs, an order-independent checksum, element comparison and a
  * streaming read kernel (the bandwidth bound of reductions), and the
  * L2 flush between timed calls.

@@ -6,9 +6,9 @@
  *
  * Offsets are values in the context's memory space. On a CPU context that
  * is host memory, so the core reads and checks them here (one pass, 8
- * bytes per segment, split over the context's threads); a CUDA context would need a device-to-host
- * copy and a synchronization for that, which parsum.h rules out, so there
- * only the pointers are checked. */
+ * bytes per segment, split over the context's threads); a CUDA context
+ * would need a device-to-host copy and a synchronization for that, which
+ * parsum.h rules out, so there only the pointers are checked. */
 #include "api_check.h"
 #include "../cpu/sched.h"
 
