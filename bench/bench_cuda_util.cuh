@@ -1,9 +1,9 @@
 /*
  * bench_cuda_util.cuh - what the CUDA benchmarks (bench_cuda.cu,
- * bench_cuda_seg.cu, bench_cuda_select.cu, ...) share: error checks that throw bench_error, random
- * device inputs, an order-independent checksum, element comparison and a
- * streaming read kernel (the bandwidth bound of reductions), and the
- * L2 flush between timed calls.
+ * bench_cuda_seg.cu, bench_cuda_select.cu, ...) share: error checks that
+ * throw bench_error, random device inputs, an order-independent checksum,
+ * element comparison, a streaming read kernel (the bandwidth bound of
+ * reductions) and the L2 flush between timed calls.
  */
 #ifndef PARSUM_BENCH_CUDA_UTIL_CUH
 #define PARSUM_BENCH_CUDA_UTIL_CUH
