@@ -83,8 +83,8 @@ typedef struct decrease_job {
 static void decrease_part(void *arg, size_t p)
 {
     decrease_job *j = (decrease_job *)arg;
-    size_t per = (j->nseg + j->parts - 1) / j->parts;
-    size_t i0 = p * per, i1 = i0 + per < j->nseg ? i0 + per : j->nseg;
+    size_t i0, i1;
+    parsum__sched_share(j->nseg, (int)p, (int)j->parts, &i0, &i1);
     j->found[p] = i0 < i1 ? first_decrease_in(j->offsets, i0, i1) : 0;
 }
 

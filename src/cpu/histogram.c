@@ -101,13 +101,6 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* Part t of nt of [0, len): [*b, *e), sizes differing by at most one. */
-static void share(size_t len, int t, int nt, size_t *b, size_t *e)
-{
-    size_t q = len / (size_t)nt, r = len % (size_t)nt, ut = (size_t)t;
-    *b = q * ut + min_size(ut, r);
-    *e = *b + q + (ut < r);
-}
 
 typedef enum { PATH_ATOMIC, PATH_PRIV, PATH_BYTES } path;
 
@@ -181,7 +174,7 @@ static void zero_worker(void *arg, int tid, int nt)
         if (j->a->counts[c] == NULL)
             continue;
         size_t b, e;
-        share(j->a->plan[c].nbins, tid, nt, &b, &e);
+        parsum__sched_share(j->a->plan[c].nbins, tid, nt, &b, &e);
         memset((char *)j->a->counts[c] + b * cs, 0, (e - b) * cs);
     }
 }
@@ -220,7 +213,7 @@ static void atomic_worker(void *arg, int tid, int nt)
     const parsum__hist_args *a = j->a;
     uint32_t ids[BLK];
     size_t q0, q1;
-    share(a->n, tid, nt, &q0, &q1);
+    parsum__sched_share(a->n, tid, nt, &q0, &q1);
     for (size_t p = q0; p < q1; p += BLK) {
         size_t len = min_size(BLK, q1 - p);
         for (int c = 0; c < a->channels; c++) {
@@ -308,7 +301,7 @@ static void sum_worker(void *arg, int tid, int nt)
         if (a->counts[c] == NULL)
             continue;
         size_t b0, b1;
-        share(a->plan[c].nbins, tid, nt, &b0, &b1);
+        parsum__sched_share(a->plan[c].nbins, tid, nt, &b0, &b1);
         for (size_t i0 = b0; i0 < b1; i0 += SUM_STEP) {
             size_t m = min_size(SUM_STEP, b1 - i0);
             for (size_t i = 0; i < m; i++)
@@ -508,7 +501,7 @@ static void ids_worker(void *arg, int tid, int nt)
 {
     const hjob *j = arg;
     size_t q0, q1;
-    share(j->a->n, tid, nt, &q0, &q1);
+    parsum__sched_share(j->a->n, tid, nt, &q0, &q1);
     for (size_t p = q0; p < q1; p += BLK)
         block_ids(j, j->chan, p, min_size(BLK, q1 - p), j->ids_out + p);
 }
@@ -540,7 +533,7 @@ static void runs_zero_worker(void *arg, int tid, int nt)
     size_t b, e;
     if (!r->accumulate) {
         size_t cs = r->u32 ? 4 : 8;
-        share(r->nbins, tid, nt, &b, &e);
+        parsum__sched_share(r->nbins, tid, nt, &b, &e);
         memset((char *)r->counts + b * cs, 0, (e - b) * cs);
     }
 }
@@ -552,7 +545,7 @@ static void runs_add_worker(void *arg, int tid, int nt)
 {
     const runs_job *r = arg;
     size_t b, e;
-    share(r->nruns, tid, nt, &b, &e);
+    parsum__sched_share(r->nruns, tid, nt, &b, &e);
     for (size_t i = b; i < e; i++) {
         uint32_t k = r->keys[i];
         if (k >= r->nbins)

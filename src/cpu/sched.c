@@ -3,6 +3,13 @@
 
 #include <omp.h>
 
+void parsum__sched_share(size_t len, int t, int nt, size_t *b, size_t *e)
+{
+    size_t q = len / (size_t)nt, r = len % (size_t)nt, ut = (size_t)t;
+    *b = q * ut + (ut < r ? ut : r);
+    *e = *b + q + (ut < r);
+}
+
 int parsum__sched_workers(void)
 {
     return omp_get_max_threads();

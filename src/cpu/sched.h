@@ -1,6 +1,7 @@
 /*
- * sched.h - the CPU backend's scheduler: three functions, ParlayLib style,
- * implemented over OpenMP in sched.c. Nothing else in parsum touches
+ * sched.h - the CPU backend's scheduler: three functions, ParlayLib
+ * style, implemented over OpenMP in sched.c, and the split of a range
+ * into parts that goes with them. Nothing else in parsum touches
  * OpenMP, so another runtime (a pthread pool, TBB) can replace it here.
  */
 #ifndef PARSUM_CPU_SCHED_H
@@ -8,6 +9,8 @@
 
 #include <stddef.h>
 
+/* Part t of nt of [0, len): [*b, *e), sizes differing by at most one. */
+void parsum__sched_share(size_t len, int t, int nt, size_t *b, size_t *e);
 /* Threads a parallel region gets by default: OMP_NUM_THREADS if set,
  * else the online processors. */
 int parsum__sched_workers(void);

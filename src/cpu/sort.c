@@ -62,18 +62,6 @@
  * bytes than this are split over the threads. */
 #define COPY_PAR_BYTES ((size_t)1 << 20)
 
-static size_t min_size(size_t a, size_t b)
-{
-    return a < b ? a : b;
-}
-
-/* Part t of nt of [0, len): [*b, *e), sizes differing by at most one. */
-static void share(size_t len, int t, int nt, size_t *b, size_t *e)
-{
-    size_t q = len / (size_t)nt, r = len % (size_t)nt, ut = (size_t)t;
-    *b = q * ut + min_size(ut, r);
-    *e = *b + q + (ut < r);
-}
 
 /* ---- key format and plan ------------------------------------------------- */
 
@@ -130,14 +118,14 @@ static void copy_worker(void *arg, int tid, int nt)
     const copy_job *j = arg;
     if (j->src == NULL) {
         size_t b, e;
-        share(j->bytes / 8, tid, nt, &b, &e);
+        parsum__sched_share(j->bytes / 8, tid, nt, &b, &e);
         uint64_t *d = (uint64_t *)(void *)j->dst;
         for (size_t i = b; i < e; i++)
             d[i] = j->iota_base + i;
         return;
     }
     size_t b, e;
-    share(j->bytes / 64, tid, nt, &b, &e);
+    parsum__sched_share(j->bytes / 64, tid, nt, &b, &e);
     b *= 64;
     e = tid == nt - 1 ? j->bytes : e * 64;
     if (nt == 1 && j->bytes < COPY_PAR_BYTES)
@@ -218,7 +206,7 @@ static void hist_worker(void *arg, int tid, int nt)
     for (int b; (b = take_block(r)) >= 0;) {
         parsum__sort_area *ar = &r->areas[b];
         size_t lo, hi;
-        share(r->m, b, r->nb, &lo, &hi);
+        parsum__sched_share(r->m, b, r->nb, &lo, &hi);
         parsum__sort_digits dg = {0, {0}, {0}};
         for (unsigned j = r->hist_from; j < r->dg.count; j++) {
             memset(ar->hist + (size_t)j * PARSUM__SORT_RADIX_MAX, 0,
@@ -243,7 +231,7 @@ static void count_worker(void *arg, int tid, int nt)
     for (int b; (b = take_block(r)) >= 0;) {
         parsum__sort_area *ar = &r->areas[b];
         size_t lo, hi;
-        share(r->m, b, r->nb, &lo, &hi);
+        parsum__sched_share(r->m, b, r->nb, &lo, &hi);
         memset(ar->cnt, 0, sizeof(size_t) << one.bits[0]);
         c->k->hist[c->kind]((const char *)r->src_k + lo * c->kb, hi - lo,
                             c->flip, &one, ar->cnt);
@@ -264,7 +252,7 @@ static void scatter_worker(void *arg, int tid, int nt)
         p.dst_k = r->dst_k;
         p.dst_v = r->dst_v;
         p.vs = c->vs;
-        share(r->m, b, r->nb, &p.lo, &p.hi);
+        parsum__sched_share(r->m, b, r->nb, &p.lo, &p.hi);
         p.idx_base = r->off;
         p.flip = c->flip;
         p.shift = r->dg.shift[r->j];
