@@ -12,9 +12,10 @@
  * rounding depends on the evaluation order: any order that depends on the
  * thread split shows as differing bits. On CUDA set_threads has nothing
  * to set; the runs instead cap the pipelined scan's grid (the environment
- * variable PARSUM_CUDA_SCAN_BLOCKS, read at every call) at all resident
- * blocks, 1 block, 3 blocks and all again, which changes how far back
- * each tile's look-back finds a published prefix, and add a size of
+ * variable PARSUM_CUDA_SCAN_BLOCKS, read when a context is set up: each
+ * run gets a context of its own) at all resident blocks, 1 block, 3
+ * blocks and all again, which changes how far back each tile's
+ * look-back finds a published prefix, and add a size of
  * about 3 million elements (hundreds of tiles): a look-back whose
  * grouping followed its timing would show here.
  *
@@ -45,16 +46,6 @@ static const int thread_counts[] = {1, 2, 7, 7};
 #define N_RUNS (sizeof thread_counts / sizeof thread_counts[0])
 /* The CUDA runs' grid caps, per run ("" = no cap). */
 static const char *const cuda_block_caps[N_RUNS] = {"", "1", "3", ""};
-
-static void set_cuda_blocks(size_t run)
-{
-    if (tu_backend != PARSUM_BACKEND_CUDA)
-        return;
-    if (cuda_block_caps[run][0] == '\0')
-        unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
-    else
-        setenv("PARSUM_CUDA_SCAN_BLOCKS", cuda_block_caps[run], 1);
-}
 
 /* Results of one run: 4 scans out of place, 4 in place, then reduce. */
 static unsigned char *run_all(parsum_dtype d, parsum_op op, const void *in,
@@ -98,6 +89,28 @@ static unsigned char *run_all(parsum_dtype d, parsum_op op, const void *in,
     return res;
 }
 
+/* run_all for run number `run`: on CUDA on a context of its own, created
+ * with the run's grid cap in PARSUM_CUDA_SCAN_BLOCKS (read when a context
+ * is set up), standing in for tu_ctx meanwhile. */
+static unsigned char *run_number(size_t run, parsum_dtype d, parsum_op op,
+                                 const void *in, size_t n, size_t *failures)
+{
+    if (tu_backend != PARSUM_BACKEND_CUDA)
+        return run_all(d, op, in, n, thread_counts[run], failures);
+    if (cuda_block_caps[run][0] == '\0')
+        unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+    else
+        setenv("PARSUM_CUDA_SCAN_BLOCKS", cuda_block_caps[run], 1);
+    parsum_context *mine = NULL, *saved = tu_ctx;
+    TU_OK(parsum_context_create(&mine, PARSUM_BACKEND_CUDA));
+    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+    tu_ctx = mine;
+    unsigned char *res = run_all(d, op, in, n, thread_counts[run], failures);
+    tu_ctx = saved;
+    parsum_context_destroy(mine);
+    return res;
+}
+
 static void test_thread_count_invariance(void **state)
 {
     (void)state;
@@ -118,13 +131,9 @@ static void test_thread_count_invariance(void **state)
             tu_rng r = tu_rng_for(d, op, n, TU_DATA_ROUNDING);
             void *in = tu_malloc(bytes);
             tu_fill(&r, d, op, TU_DATA_ROUNDING, in, n);
-            set_cuda_blocks(0);
-            unsigned char *base = run_all(d, op, in, n, thread_counts[0],
-                                          &failures);
+            unsigned char *base = run_number(0, d, op, in, n, &failures);
             for (size_t t = 1; t < N_RUNS; t++) {
-                set_cuda_blocks(t);
-                unsigned char *res = run_all(d, op, in, n, thread_counts[t],
-                                             &failures);
+                unsigned char *res = run_number(t, d, op, in, n, &failures);
                 for (unsigned part = 0; part < 9; part++) {
                     size_t len = part < 8 ? n : 1;
                     char what[200];
@@ -153,7 +162,6 @@ static void test_thread_count_invariance(void **state)
             free(in);
         }
     }
-    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
     TU_OK(parsum_context_set_threads(tu_ctx, 0));
     assert_int_equal(failures, 0);
 }

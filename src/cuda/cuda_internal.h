@@ -61,6 +61,11 @@ struct parsum__cuda_state {
     /* Resident blocks per multiprocessor of the pipelined scans, per
      * (dtype, op, reverse); 0 until first needed. */
     int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
+    /* PARSUM_CUDA_SCAN_BLOCKS as the context was set up on its device: a
+     * cap on the pipelined scan's grid (0: none). A test knob
+     * (test_determinism): a different grid moves every tile's look-back,
+     * which must never move a result bit. */
+    size_t scan_blocks_cap;
     parsum__cuda_module *modules; /* custom operators, most recent first */
     int module_count;
     parsum__cuda_cmp_module *cmp_modules; /* comparators, the same way */

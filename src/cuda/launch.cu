@@ -147,16 +147,8 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     size_t grid = L.tiles;
     if (c->pipe_blocks != NULL) {
         size_t cap = (size_t)*c->pipe_blocks * (size_t)st->sm_count;
-        /* PARSUM_CUDA_SCAN_BLOCKS=N caps the pipelined grid at N blocks,
-         * read at every call: a test knob (test_determinism) that changes
-         * how far each tile's look-back reaches, which must never change
-         * a result bit. */
-        const char *e = getenv("PARSUM_CUDA_SCAN_BLOCKS");
-        if (e != NULL) {
-            long v = strtol(e, NULL, 10);
-            if (v > 0 && (size_t)v < cap)
-                cap = (size_t)v;
-        }
+        if (st->scan_blocks_cap != 0 && st->scan_blocks_cap < cap)
+            cap = st->scan_blocks_cap;
         if (grid > cap)
             grid = cap;
     }
