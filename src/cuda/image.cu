@@ -3,11 +3,12 @@
  * and the box filter (kernels and their idea in image_kernels.cuh).
  */
 #include "cuda_internal.h"
-#include "image_sat.cuh"
+#include "image_sat_onepass.cuh"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 using namespace parsum_img;
@@ -46,6 +47,14 @@ bool sat_onepass_on()
     return e == NULL || strcmp(e, "0") != 0;
 }
 
+/* PARSUM_CUDA_SAT_CACHE=0 keeps the one-pass kernel from caching a tile's
+ * pixels in shared memory (for measurements and tests of both paths). */
+bool sat_cache_on()
+{
+    const char *e = getenv("PARSUM_CUDA_SAT_CACHE");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
 /* Bytes of the one-pass look-back state (sat_lb): status words and the
  * tile counter first (zeroed per call), then the value arrays. */
 size_t sat_lb_status_bytes(const sat_geom &g)
@@ -80,6 +89,42 @@ int load_align(const parsum_image &im)
     return a % 16 == 0 ? 16 : a % 4 == 0 ? 4 : 0;
 }
 
+/* Dynamic shared memory of the caching one-pass kernel: a tile's raw
+ * pixels. */
+template <class Src, int CH>
+size_t sat_cache_bytes(const sat_geom &g)
+{
+    return (size_t)g.band_rows * THREADS * chunk<Src, CH>::BYTES;
+}
+
+template <class Acc>
+using sat_onepass_fn = void (*)(img_in, img_out, int, sat_geom, term_args,
+                                sat_lb<Acc>);
+
+/* Whether the one-pass kernel kern may keep the tile's pixels in shared
+ * memory (bytes of it): only where the cache costs no resident block (the
+ * kernel is compiled for sat_onepass_blocks per multiprocessor), else the
+ * second pass reads them again from L2. Asks the device (current) each
+ * call, as the attribute and the occupancy are per device. */
+template <class Acc, int CH>
+bool sat_cache_fits(sat_onepass_fn<Acc> kern, size_t bytes)
+{
+    if (!sat_cache_on())
+        return false;
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)bytes) != cudaSuccess) {
+        (void)cudaGetLastError(); /* too large for one block: no cache */
+        return false;
+    }
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kern, THREADS,
+                                                      bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return blocks >= sat_onepass_blocks<Acc, CH, true>();
+}
+
 /* The one-pass table (image_sat.cuh) of src into tab. */
 template <class Src, class Acc, class Tab, int CH>
 parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
@@ -102,9 +147,16 @@ parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
     lb.winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
     PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, (2 * tiles + 1) * sizeof(u32),
                                          st->stream));
-    sat_onepass_kernel<Src, Acc, Tab, CH>
-        <<<(unsigned)tiles, THREADS, 0, st->stream>>>(in_of(src), tab, pad, g,
-                                                       ta, lb);
+    const size_t bytes = sat_cache_bytes<Src, CH>(g);
+    const sat_onepass_fn<Acc> cached = sat_onepass_kernel<Src, Acc, Tab, CH, true>;
+    if (sat_cache_fits<Acc, CH>(cached, bytes)) {
+        cached<<<(unsigned)tiles, THREADS, bytes, st->stream>>>(in_of(src), tab,
+                                                               pad, g, ta, lb);
+    } else {
+        sat_onepass_kernel<Src, Acc, Tab, CH, false>
+            <<<(unsigned)tiles, THREADS, 0, st->stream>>>(in_of(src), tab, pad,
+                                                           g, ta, lb);
+    }
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
     return PARSUM_OK;
 }
@@ -316,22 +368,65 @@ parsum_status parsum__cuda_box_sums(parsum_context *ctx,
 
 namespace {
 
+/* Rows per block of box_stream_kernel (kern) over h rows of strips
+ * strips: the bands of a column of blocks are sized so that the grid
+ * fills whole waves of resident blocks (a last wave a fraction full would
+ * leave most multiprocessors idle), at most BOX_STREAM_BAND rows each
+ * (shorter bands keep more waves; every band first sums its 2 ry + 1
+ * window rows, so at least 32). */
+u64 box_band_rows(parsum_context *ctx,
+                  void (*kern)(img_in, img_out, box_geom, u64), u64 h,
+                  u64 strips)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS,
+                                                      0) != cudaSuccess ||
+        per_sm < 1) {
+        (void)cudaGetLastError();
+        per_sm = 1;
+    }
+    const u64 slots = (u64)per_sm * (u64)parsum__cuda_st(ctx)->sm_count;
+    const u64 wave = std::max<u64>(1, slots / strips); /* bands per wave */
+    u64 bands = wave;
+    while ((h + bands - 1) / bands > BOX_STREAM_BAND)
+        bands += wave;
+    u64 band = std::max<u64>(32, (h + bands - 1) / bands);
+    /* The grid's y dimension holds at most 65535 bands. */
+    return std::max<u64>(band, (h + 65534) / 65535);
+}
+
+/* The window and the division rule of a box filter of Dst samples. */
+template <class Dst>
+box_geom box_geom_for(const parsum__box_filter_args *a)
+{
+    box_geom g = {};
+    g.width = a->src.width;
+    g.height = a->src.height;
+    g.rx = (i64)a->rx;
+    g.ry = (i64)a->ry;
+    g.border = (int)a->border;
+    g.area = (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1);
+    g.inv_area = 1.0 / (double)g.area;
+    g.inv_area_f = 1.0f / (float)g.area;
+    if constexpr (std::is_same<Dst, uint8_t>::value ||
+                  std::is_same<Dst, uint16_t>::value) {
+        /* Window sums of samples up to max, plus the rounding half. */
+        const double max = (double)std::numeric_limits<Dst>::max();
+        g.small = max * (double)g.area + (double)(g.area / 2) < 16777216.0;
+    }
+    return g;
+}
+
 template <class Dst, class Tab, class Acc, int CH>
 parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                       const parsum_image &tab, carve &cv)
 {
     if (a->rx <= (size_t)BOX_STREAM_MAX_RX) {
-        box_geom g = {a->src.width, a->src.height, (i64)a->rx, (i64)a->ry,
-                      (int)a->border,
-                      (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
-        g.inv_area = 1.0 / (double)g.area;
+        const box_geom g = box_geom_for<Dst>(a);
         const u64 ow = STRIP - 2 * a->rx - 1;
-        /* About 600 blocks (a few per multiprocessor), bands of 32 to 128
-         * rows: taller bands spend less on starting the window sums. */
         const u64 strips = (a->src.width + ow - 1) / ow;
-        u64 band = a->src.height * strips / 600;
-        band = std::min<u64>(BOX_STREAM_BAND, std::max<u64>(32, band));
-        band = std::max<u64>(band, (a->src.height + 65534) / 65535);
+        const u64 band = box_band_rows(ctx, box_stream_kernel<Dst, Acc, CH>,
+                                       a->src.height, strips);
         dim3 grid((unsigned)strips,
                   (unsigned)((a->src.height + band - 1) / band));
         img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
@@ -348,10 +443,7 @@ parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
         return s;
     table_view<Tab> t = {static_cast<const char *>(tab.data), tab.pitch, CH,
                          1};
-    box_geom g = {a->src.width,      a->src.height, (i64)a->rx, (i64)a->ry,
-                  (int)a->border,
-                  (i64)(2 * a->rx + 1) * (i64)(2 * a->ry + 1), 0.0};
-    g.inv_area = 1.0 / (double)g.area;
+    const box_geom g = box_geom_for<Dst>(a);
     img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
     /* Blocks across a row, rows spread over the rest of the grid. */
     unsigned gx = (unsigned)((a->src.width + THREADS - 1) / THREADS);

@@ -381,36 +381,54 @@ __device__ __forceinline__ void border_terms(i64 k, i64 n, int border,
     }
 }
 
-/* The mean of a window sum: floats divided in float64; integers
- * floor((sum + area / 2) / area) exactly (the true sum fits in int64, so
- * the modular sum is it; U32 tables only serve unsigned images whose
- * window sums fit in 32 bits). The float64 quotient is corrected by one
- * where its rounding crossed an integer. */
-template <class Dst, class Tab, class Acc>
-__device__ __forceinline__ Dst box_mean(Acc s, i64 area, double inv_area)
-{
-    if constexpr (Acc(0.5) != Acc(0)) {
-        (void)inv_area;
-        return (Dst)(s / (double)area);
-    } else {
-        i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
-        i64 num = v + area / 2;
-        i64 q = (i64)floor((double)num * inv_area);
-        if (q * area > num)
-            q--;
-        else if ((q + 1) * area <= num)
-            q++;
-        return (Dst)q;
-    }
-}
-
 struct box_geom {
     u64 width, height;
     i64 rx, ry;
     int border;
     i64 area;
     double inv_area;
+    /* Every rounded sum (sum + area / 2) of the image's samples is below
+     * 2^24 (u8 and u16 images with small windows): box_mean divides in
+     * float32 and 32-bit integers, inv_area_f = 1 / area rounded. */
+    bool small;
+    float inv_area_f;
 };
+
+/* The mean of a window sum: floats divided in float64; integers
+ * floor((sum + area / 2) / area) exactly (the true sum fits in int64, so
+ * the modular sum is it; U32 tables only serve unsigned images whose
+ * window sums fit in 32 bits). The floating-point quotient is within one
+ * of the true one and is corrected by one where its rounding crossed an
+ * integer. In float32 (g.small): num < 2^24 converts exactly, 1 / area
+ * and the product round with relative errors below 2^-24 and 2^-23, so
+ * the quotient is off by less than (num / area) * 1.5 * 2^-23 < 3 / area:
+ * below one for every odd area >= 3, and area 1 is exact. */
+template <class Dst, class Tab, class Acc>
+__device__ __forceinline__ Dst box_mean(Acc s, const box_geom &g)
+{
+    if constexpr (Acc(0.5) != Acc(0)) {
+        return (Dst)(s / (double)g.area);
+    } else {
+        if (g.small) {
+            const u32 area = (u32)g.area;
+            const u32 num = (u32)s + area / 2;
+            u32 q = (u32)__fmul_rz((float)num, g.inv_area_f);
+            if (q * area > num)
+                q--;
+            else if ((q + 1) * area <= num)
+                q++;
+            return (Dst)q;
+        }
+        i64 v = sizeof(Tab) == 4 ? (i64)(u32)s : (i64)s;
+        i64 num = v + g.area / 2;
+        i64 q = (i64)floor((double)num * g.inv_area);
+        if (q * g.area > num)
+            q--;
+        else if ((q + 1) * g.area <= num)
+            q++;
+        return (Dst)q;
+    }
+}
 
 /* One thread per pixel: the window sum from the table through the border
  * terms of both axes, then the mean (integers: floor((sum + area / 2) /
@@ -434,7 +452,7 @@ __global__ void __launch_bounds__(THREADS)
                             (Acc)t.P(y - g.ry - 1, x + g.rx, c) -
                             (Acc)t.P(y + g.ry, x - g.rx - 1, c) +
                             (Acc)t.P(y - g.ry - 1, x - g.rx - 1, c);
-                    o[c] = box_mean<Dst, Tab>(s, g.area, g.inv_area);
+                    o[c] = box_mean<Dst, Tab>(s, g);
                 }
                 continue;
             }
@@ -454,7 +472,7 @@ __global__ void __launch_bounds__(THREADS)
                                (Acc)t.P(ty.idx[a], tx.idx[b], c);
                     s += (Acc)ty.coef[a] * row;
                 }
-                o[c] = box_mean<Dst, Tab>(s, g.area, g.inv_area);
+                o[c] = box_mean<Dst, Tab>(s, g);
             }
         }
     }
@@ -492,19 +510,41 @@ __device__ __forceinline__ i64 border_map(i64 i, i64 n, int border)
  * outputs plus rx + 1 columns of halo on the left and rx on the right)
  * and a band of rows. Each thread keeps the vertical window sums of its 4
  * columns (add the row entering the window, subtract the row leaving it,
- * rows and columns mapped through the border rule); per row a block scan
- * turns them into row prefix sums P in shared memory, and an output is
+ * rows and columns mapped through the border rule); a block scan turns
+ * them into row prefix sums P in shared memory, and an output is
  * P(i + 2 rx + 1) - P(i): the table's differences, without storing the
- * table. Reads each row twice (entering and leaving), writes once. */
+ * table. Reads each row twice (entering and leaving), writes once.
+ * Rows go BOX_ROWS at a time: their loads are issued together (one memory
+ * latency per group, not per row) and their block scans share barriers
+ * (the rows are scanned as BOX_ROWS x CH channels). */
 constexpr int BOX_STREAM_MAX_RX = 127;
 constexpr u64 BOX_STREAM_BAND = 128;
+
+/* Rows per group: as many as 16 KB of prefix sums allow, at most 4. */
+template <class Acc, int CH>
+__host__ __device__ constexpr int box_rows()
+{
+    return 16384 / (STRIP * (int)sizeof(Acc) * CH) >= 4   ? 4
+           : 16384 / (STRIP * (int)sizeof(Acc) * CH) >= 2 ? 2
+                                                          : 1;
+}
+
+/* Where prefix sum i of a strip lives in box_stream_kernel's shared
+ * array: thread t's j-th at j * THREADS + t, so that its stores and its
+ * loads at any fixed offset from its pixels fall in distinct banks (the
+ * plain layout, 4 words per thread, costs four-way conflicts). */
+__device__ __forceinline__ int box_slot(int i)
+{
+    return (i % PIX) * THREADS + i / PIX;
+}
 
 template <class Dst, class Acc, int CH>
 __global__ void __launch_bounds__(THREADS)
     box_stream_kernel(img_in in, img_out dst, box_geom g, u64 band_rows)
 {
-    __shared__ Acc P[CH][STRIP];
-    __shared__ Acc sm[WARPS * CH];
+    constexpr int K = box_rows<Acc, CH>();
+    __shared__ Acc P[K][CH][STRIP];
+    __shared__ Acc sm[WARPS * K * CH];
     const i64 W = (i64)in.width, H = (i64)in.height;
     const int ow = STRIP - 2 * (int)g.rx - 1; /* outputs per strip */
     const i64 x0 = (i64)blockIdx.x * ow;
@@ -515,64 +555,97 @@ __global__ void __launch_bounds__(THREADS)
     for (int j = 0; j < PIX; j++)
         col[j] = border_map(x0 - g.rx - 1 + PIX * (i64)threadIdx.x + j, W,
                             g.border);
+    /* This thread's samples of virtual row yy (0 outside a ZERO border). */
+    auto load_row = [&](i64 yy, Acc (&v)[PIX][CH]) {
+        const i64 sy = border_map(yy, H, g.border);
+        const Dst *r = reinterpret_cast<const Dst *>(
+            in.data + (sy < 0 ? 0 : sy) * in.pitch);
+#pragma unroll
+        for (int j = 0; j < PIX; j++)
+#pragma unroll
+            for (int c = 0; c < CH; c++)
+                v[j][c] = sy >= 0 && col[j] >= 0
+                              ? as_term<Acc>(r[col[j] * CH + c], false, 0.0)
+                              : Acc(0);
+    };
     Acc cs[PIX][CH];
 #pragma unroll
     for (int j = 0; j < PIX; j++)
 #pragma unroll
         for (int c = 0; c < CH; c++)
             cs[j][c] = 0;
-    auto add_row = [&](i64 yy, bool add) {
-        const i64 sy = border_map(yy, H, g.border);
-        if (sy < 0)
-            return;
-        const Dst *r = reinterpret_cast<const Dst *>(in.data + sy * in.pitch);
-#pragma unroll
-        for (int j = 0; j < PIX; j++)
-            if (col[j] >= 0)
-#pragma unroll
-                for (int c = 0; c < CH; c++) {
-                    Acc v = as_term<Acc>(r[col[j] * CH + c], false, 0.0);
-                    cs[j][c] = add ? cs[j][c] + v : cs[j][c] - v;
-                }
-    };
-    for (i64 dy = -g.ry; dy <= g.ry; dy++)
-        add_row(y0 + dy, true);
-    for (i64 y = y0; y < y1; y++) {
-        if (y > y0) {
-            add_row(y + g.ry, true);
-            add_row(y - g.ry - 1, false);
-        }
-        Acc loc[PIX][CH], tot[CH], excl[CH], all[CH];
-#pragma unroll
-        for (int c = 0; c < CH; c++) {
-            Acc run = 0;
-#pragma unroll
-            for (int j = 0; j < PIX; j++) {
-                run += cs[j][c];
-                loc[j][c] = run;
-            }
-            tot[c] = run;
-        }
-        block_excl_scan<Acc, CH>(tot, excl, all, sm);
+#pragma unroll 4
+    for (i64 dy = -g.ry; dy <= g.ry; dy++) {
+        Acc v[PIX][CH];
+        load_row(y0 + dy, v);
 #pragma unroll
         for (int j = 0; j < PIX; j++)
 #pragma unroll
             for (int c = 0; c < CH; c++)
-                P[c][PIX * threadIdx.x + j] = excl[c] + loc[j][c];
-        __syncthreads();
-        Dst *orow = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch);
+                cs[j][c] += v[j][c];
+    }
+    for (i64 yg = y0; yg < y1; yg += K) {
+        /* Rows entering and leaving the windows of rows yg .. yg + K - 1
+         * (none for the band's first row, whose window is cs already). */
+        Acc ent[K][PIX][CH], lev[K][PIX][CH];
 #pragma unroll
-        for (int j = 0; j < PIX; j++) {
-            const int i = PIX * (int)threadIdx.x + j;
-            if (i < ow && x0 + i < W)
+        for (int k = 0; k < K; k++) {
+            const i64 y = yg + k;
+            if (y > y0 && y < y1) {
+                load_row(y + g.ry, ent[k]);
+                load_row(y - g.ry - 1, lev[k]);
+            } else {
 #pragma unroll
-                for (int c = 0; c < CH; c++) {
-                    Acc sum = P[c][i + 2 * g.rx + 1] - P[c][i];
-                    orow[(x0 + i) * CH + c] =
-                        box_mean<Dst, Acc>(sum, g.area, g.inv_area);
-                }
+                for (int j = 0; j < PIX; j++)
+#pragma unroll
+                    for (int c = 0; c < CH; c++)
+                        ent[k][j][c] = lev[k][j][c] = 0;
+            }
         }
-        __syncthreads(); /* P is rewritten by the next row */
+        Acc loc[PIX][K * CH], tot[K * CH], excl[K * CH], all[K * CH];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                Acc run = 0;
+#pragma unroll
+                for (int j = 0; j < PIX; j++) {
+                    cs[j][c] += ent[k][j][c] - lev[k][j][c];
+                    run += cs[j][c];
+                    loc[j][k * CH + c] = run;
+                }
+                tot[k * CH + c] = run;
+            }
+        block_excl_scan<Acc, K * CH>(tot, excl, all, sm);
+#pragma unroll
+        for (int k = 0; k < K; k++)
+#pragma unroll
+            for (int j = 0; j < PIX; j++)
+#pragma unroll
+                for (int c = 0; c < CH; c++)
+                    P[k][c][box_slot(PIX * threadIdx.x + j)] =
+                        excl[k * CH + c] + loc[j][k * CH + c];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const i64 y = yg + k;
+            if (y >= y1)
+                break;
+            Dst *orow = reinterpret_cast<Dst *>(dst.data + (u64)y * dst.pitch);
+#pragma unroll
+            for (int j = 0; j < PIX; j++) {
+                const int i = PIX * (int)threadIdx.x + j;
+                if (i < ow && x0 + i < W)
+#pragma unroll
+                    for (int c = 0; c < CH; c++) {
+                        Acc sum = P[k][c][box_slot(i + 2 * (int)g.rx + 1)] -
+                                  P[k][c][box_slot(i)];
+                        orow[(x0 + i) * CH + c] =
+                            box_mean<Dst, Acc>(sum, g);
+                    }
+            }
+        }
+        __syncthreads(); /* P is rewritten by the next group */
     }
 }
 

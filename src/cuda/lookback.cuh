@@ -16,6 +16,19 @@ namespace parsum_k {
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
+/* Nanoseconds a look-back waits between two polls of descriptors that are
+ * not published yet (0: poll again at once); a tuning knob (NOTES 7). */
+#ifndef PARSUM_K_POLL_NS
+#define PARSUM_K_POLL_NS 32
+#endif
+
+__device__ __forceinline__ void poll_pause()
+{
+#if PARSUM_K_POLL_NS > 0
+    __nanosleep(PARSUM_K_POLL_NS);
+#endif
+}
+
 /* ------------------------------------------------------------------------ */
 /* Scan                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -198,7 +211,7 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
             if (__all_sync(PARSUM_K_FULL_MASK,
                            has_a && has_ga && has_gp && has_gq))
                 return;
-            __nanosleep(32);
+            poll_pause();
         }
     };
     wait_all();
@@ -244,7 +257,7 @@ __device__ __forceinline__ u32 wait_window(const scan_args &a, long long t,
         }
         if (__all_sync(PARSUM_K_FULL_MASK, have))
             break;
-        __nanosleep(32);
+        poll_pause();
     }
     return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
 }
