@@ -281,9 +281,11 @@ __device__ __forceinline__ void store_piece(Tab *dst, int pad,
     constexpr int Q = PIX * CH * (int)sizeof(Tab) / 16;
     uint4 q[Q];
     memcpy(q, v, sizeof v);
+    /* The intrinsic keeps each piece one 16-byte store: a plain uint4
+     * assignment here was split into four 4-byte stores. */
 #pragma unroll
     for (int i = 0; i < Q; i++)
-        reinterpret_cast<uint4 *>(dst)[i] = q[i];
+        __stwb(reinterpret_cast<uint4 *>(dst) + i, q[i]);
 }
 
 /* Stores this thread's table entries of one row: pixel px0 + j goes to
