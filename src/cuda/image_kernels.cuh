@@ -518,7 +518,7 @@ __device__ __forceinline__ i64 border_map(i64 i, i64 n, int border)
  * latency per group, not per row) and their block scans share barriers
  * (the rows are scanned as BOX_ROWS x CH channels). */
 constexpr int BOX_STREAM_MAX_RX = 127;
-constexpr u64 BOX_STREAM_BAND = 128;
+constexpr u64 BOX_STREAM_BAND = 256;
 
 /* Rows per group: as many as 16 KB of prefix sums allow, at most 4. */
 template <class Acc, int CH>
