@@ -514,9 +514,9 @@ __device__ __forceinline__ i64 border_map(i64 i, i64 n, int border)
  * them into row prefix sums P in shared memory, and an output is
  * P(i + 2 rx + 1) - P(i): the table's differences, without storing the
  * table. Reads each row twice (entering and leaving), writes once.
- * Rows go BOX_ROWS at a time: their loads are issued together (one memory
- * latency per group, not per row) and their block scans share barriers
- * (the rows are scanned as BOX_ROWS x CH channels). */
+ * Rows go box_rows() at a time: their loads are issued together (one
+ * memory latency per group, not per row) and their block scans share
+ * barriers (the rows are scanned as box_rows() x CH channels). */
 constexpr int BOX_STREAM_MAX_RX = 127;
 constexpr u64 BOX_STREAM_BAND = 256;
 
