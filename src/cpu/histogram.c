@@ -101,7 +101,6 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-
 typedef enum { PATH_ATOMIC, PATH_PRIV, PATH_BYTES } path;
 
 typedef struct hjob {

@@ -62,7 +62,6 @@
  * bytes than this are split over the threads. */
 #define COPY_PAR_BYTES ((size_t)1 << 20)
 
-
 /* ---- key format and plan ------------------------------------------------- */
 
 /* Digits over [begin, end), at most maxbits each, the wider ones at the
@@ -354,7 +353,6 @@ static span span_of(const parsum__sort_call *c, size_t off)
     s.vt = c->vt ? c->vt + off * tv : NULL;
     return s;
 }
-
 
 /* ---- MSD first: the top digit over memory, then each bucket in the cache -
  * An array that does not fit in the cache crosses memory once per LSD

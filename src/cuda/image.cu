@@ -102,27 +102,31 @@ using sat_onepass_fn = void (*)(img_in, img_out, int, sat_geom, term_args,
                                 sat_lb<Acc>);
 
 /* Whether the one-pass kernel kern may keep the tile's pixels in shared
- * memory (bytes of it): only where the cache costs no resident block (the
- * kernel is compiled for sat_onepass_blocks per multiprocessor), else the
- * second pass reads them again from L2. Asks the device (current) each
- * call, as the attribute and the occupancy are per device. */
+ * memory (bytes of it), into *fits: only where the cache costs no
+ * resident block (the kernel is compiled for sat_onepass_blocks per
+ * multiprocessor), else the second pass reads them again from L2. The
+ * attribute is set every call, as it is per device. */
 template <class Acc, int CH>
-bool sat_cache_fits(sat_onepass_fn<Acc> kern, size_t bytes)
+parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
+                             size_t bytes, bool *fits)
 {
+    *fits = false;
     if (!sat_cache_on())
-        return false;
-    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)bytes) != cudaSuccess) {
-        (void)cudaGetLastError(); /* too large for one block: no cache */
-        return false;
-    }
+        return PARSUM_OK;
+    int optin = 0;
+    PARSUM_CUDA_TRY(ctx, cudaDeviceGetAttribute(
+                             &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                             parsum__cuda_st(ctx)->device));
+    if (bytes > (size_t)optin)
+        return PARSUM_OK;
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)bytes));
     int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kern, THREADS,
-                                                      bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return blocks >= sat_onepass_blocks<Acc, CH, true>();
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &blocks, kern, THREADS, bytes));
+    *fits = blocks >= sat_onepass_blocks<Acc, CH, true>();
+    return PARSUM_OK;
 }
 
 /* The one-pass table (image_sat.cuh) of src into tab. */
@@ -149,7 +153,11 @@ parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
                                          st->stream));
     const size_t bytes = sat_cache_bytes<Src, CH>(g);
     const sat_onepass_fn<Acc> cached = sat_onepass_kernel<Src, Acc, Tab, CH, true>;
-    if (sat_cache_fits<Acc, CH>(cached, bytes)) {
+    bool fits = false;
+    parsum_status s = sat_cache_fits<Acc, CH>(ctx, cached, bytes, &fits);
+    if (s != PARSUM_OK)
+        return s;
+    if (fits) {
         cached<<<(unsigned)tiles, THREADS, bytes, st->stream>>>(in_of(src), tab,
                                                                pad, g, ta, lb);
     } else {
@@ -369,32 +377,31 @@ parsum_status parsum__cuda_box_sums(parsum_context *ctx,
 namespace {
 
 /* Rows per block of box_stream_kernel (kern) over h rows of strips
- * strips: the bands of a column of blocks are sized so that the grid
+ * strips, into *band: the bands of a column of blocks are sized so that the grid
  * fills whole waves of resident blocks (a last wave a fraction full would
  * leave most multiprocessors idle), as few waves as bands of at most
  * BOX_STREAM_BAND rows allow: every band first sums its 2 ry + 1 window
  * rows, so long bands waste least (8192^2, radius 15: one wave of
  * 187-row bands 0.256 ms, two of 94 rows 0.266 ms, three of 63 rows
  * 0.274 ms on an H200), and at least 32 rows. */
-u64 box_band_rows(parsum_context *ctx,
-                  void (*kern)(img_in, img_out, box_geom, u64), u64 h,
-                  u64 strips)
+parsum_status box_band_rows(parsum_context *ctx,
+                            void (*kern)(img_in, img_out, box_geom, u64),
+                            u64 h, u64 strips, u64 *band)
 {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS,
-                                                      0) != cudaSuccess ||
-        per_sm < 1) {
-        (void)cudaGetLastError();
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_sm, kern, THREADS, 0));
+    if (per_sm < 1)
         per_sm = 1;
-    }
     const u64 slots = (u64)per_sm * (u64)parsum__cuda_st(ctx)->sm_count;
     const u64 wave = std::max<u64>(1, slots / strips); /* bands per wave */
     u64 bands = wave;
     while ((h + bands - 1) / bands > BOX_STREAM_BAND)
         bands += wave;
-    u64 band = std::max<u64>(32, (h + bands - 1) / bands);
+    *band = std::max<u64>(32, (h + bands - 1) / bands);
     /* The grid's y dimension holds at most 65535 bands. */
-    return std::max<u64>(band, (h + 65534) / 65535);
+    *band = std::max<u64>(*band, (h + 65534) / 65535);
+    return PARSUM_OK;
 }
 
 /* The window and the division rule of a box filter of Dst samples. */
@@ -427,8 +434,11 @@ parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
         const box_geom g = box_geom_for<Dst>(a);
         const u64 ow = STRIP - 2 * a->rx - 1;
         const u64 strips = (a->src.width + ow - 1) / ow;
-        const u64 band = box_band_rows(ctx, box_stream_kernel<Dst, Acc, CH>,
-                                       a->src.height, strips);
+        u64 band = 0;
+        parsum_status s = box_band_rows(ctx, box_stream_kernel<Dst, Acc, CH>,
+                                        a->src.height, strips, &band);
+        if (s != PARSUM_OK)
+            return s;
         dim3 grid((unsigned)strips,
                   (unsigned)((a->src.height + band - 1) / band));
         img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};

@@ -28,11 +28,6 @@ struct sat_lb {
 
 constexpr u32 SAT_AGG = 1, SAT_INC = 2;
 
-#ifndef PARSUM_SAT_CACHE_BLOCKS
-#define PARSUM_SAT_CACHE_BLOCKS 3
-#endif
-constexpr int SAT_CACHE_BLOCKS = PARSUM_SAT_CACHE_BLOCKS;
-
 /* Decoupled look-back of one warp (all lanes call; warp-uniform n):
  * pred(k) is the tile k + 1 steps back, for k < n; add(p, inc) adds tile
  * p's values, its inclusive ones when inc. Lane k reads the status of
@@ -290,7 +285,7 @@ __device__ __forceinline__ void sat_tile_rows_warp(const img_in &in,
 template <class Acc, int CH, bool CACHE>
 __host__ __device__ constexpr int sat_onepass_blocks()
 {
-    return sizeof(Acc) * CH > 4 ? 1 : CACHE ? SAT_CACHE_BLOCKS : 2;
+    return sizeof(Acc) * CH > 4 ? 1 : CACHE ? 3 : 2;
 }
 
 /* The whole table in one pass (integer accumulators; see the top). With
