@@ -178,18 +178,17 @@ st_runs(const select_kargs &a, u32 kind,
     return f & valid;
 }
 
-/* Loads tile t.c's keys (KS > 0 and load) and evaluates the first
- * selector: t.y, t.valid, t.sel. */
+/* Loads tile t.c's keys (KS > 0 and load): t.y and t.valid. The loads are
+ * only issued here: nothing waits for them before st_eval. */
 template <int KS, class L>
-__device__ __forceinline__ void st_load_eval(const select_kargs &a,
-                                             st_tile_t<KS> &t, const L &lay,
-                                             int lane, bool load, bool vec)
+__device__ __forceinline__ void st_load(const select_kargs &a,
+                                        st_tile_t<KS> &t, const L &lay,
+                                        bool load, bool vec)
 {
     typedef typename st_tile_t<KS>::U U;
     constexpr int R = st_tile_t<KS>::R;
     constexpr int V = st_tile_t<KS>::V;
     constexpr u32 TILE = st_tile(KS);
-    constexpr u32 VM = (1u << V) - 1u;
     const u64 base = (u64)t.c * TILE;
     const bool full = base + TILE <= a.n;
     const u64 rem = a.n - base;
@@ -212,6 +211,20 @@ __device__ __forceinline__ void st_load_eval(const select_kargs &a,
                                                base,
                                       lay, full, rem, vec, (U)0);
     }
+}
+
+/* Evaluates the first selector on tile t (loaded by st_load): t.sel. */
+template <int KS, class L>
+__device__ __forceinline__ void st_eval(const select_kargs &a,
+                                        st_tile_t<KS> &t, const L &lay,
+                                        int lane)
+{
+    typedef typename st_tile_t<KS>::U U;
+    constexpr int R = st_tile_t<KS>::R;
+    constexpr int V = st_tile_t<KS>::V;
+    constexpr u32 TILE = st_tile(KS);
+    constexpr u32 VM = (1u << V) - 1u;
+    const u64 base = (u64)t.c * TILE;
     const sel_desc &s = a.s0;
     if constexpr (KS > 0) {
         if (s.kind == SK_PRED) {
@@ -244,6 +257,15 @@ __device__ __forceinline__ void st_load_eval(const select_kargs &a,
         }
     }
     t.sel = f;
+}
+
+template <int KS, class L>
+__device__ __forceinline__ void st_load_eval(const select_kargs &a,
+                                             st_tile_t<KS> &t, const L &lay,
+                                             int lane, bool load, bool vec)
+{
+    st_load<KS>(a, t, lay, load, vec);
+    st_eval<KS>(a, t, lay, lane);
 }
 
 /* Each row's count of selected items before this thread's vector in the
@@ -349,34 +371,133 @@ __device__ __forceinline__ u32 st_pos(const st_tile_t<KS> &t, const L &lay,
     return n0 + (lay.offset(r) + (u32)v - below);
 }
 
-/* out[g0 + i] = sk[s0 + i] for i < cnt, where out + g0 - s0 % V is
- * 16-byte aligned: whole vectors with one 16-byte store, the partial
- * vectors at either end element by element. */
-template <class U, int V>
-__device__ __forceinline__ void st_store_run(U *out, const U *sk, u32 s0,
-                                             u32 cnt, u64 g0)
+/* if (p) the shared-memory word at addr = v, as one predicated store:
+ * the staging loop then has no branch per item. */
+template <class U>
+__device__ __forceinline__ void st_shared_if(u32 p, u32 addr, U v)
 {
-    const u32 end = s0 + cnt;
-    const u32 q1 = (end + (u32)V - 1u) / (u32)V;
-    for (u32 q = s0 / (u32)V + threadIdx.x; q < q1; q += ST_BLOCK) {
-        const u32 lo = q * (u32)V;
-        if (lo >= s0 && lo + (u32)V <= end) {
-            *reinterpret_cast<vec16 *>(out + g0 + (lo - s0)) =
-                *reinterpret_cast<const vec16 *>(sk + lo);
+    if constexpr (sizeof(U) == 8)
+        asm volatile("{.reg .pred q; setp.ne.u32 q, %0, 0;"
+                     " @q st.shared.u64 [%1], %2;}" ::"r"(p),
+                     "r"(addr), "l"((u64)v)
+                     : "memory");
+    else if constexpr (sizeof(U) == 4)
+        asm volatile("{.reg .pred q; setp.ne.u32 q, %0, 0;"
+                     " @q st.shared.u32 [%1], %2;}" ::"r"(p),
+                     "r"(addr), "r"((u32)v)
+                     : "memory");
+    else if constexpr (sizeof(U) == 2)
+        asm volatile("{.reg .pred q; setp.ne.u32 q, %0, 0;"
+                     " @q st.shared.u16 [%1], %2;}" ::"r"(p),
+                     "r"(addr), "h"((unsigned short)v)
+                     : "memory");
+    else
+        asm volatile("{.reg .pred q; setp.ne.u32 q, %0, 0;"
+                     " @q st.shared.u8 [%1], %2;}" ::"r"(p),
+                     "r"(addr), "r"((u32)v)
+                     : "memory");
+}
+
+/* Stages tile t's kept keys in shared memory at their local positions
+ * (st_pos order, from s_buf on). Needs only the tile's own counts, not
+ * its prefix, so it runs while the next tile's loads are in flight. The
+ * position of item (r, v) is its row's base plus the selected items
+ * before it in the vector: no per-item branch. */
+template <int KS, int G, class L>
+__device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
+                                         const L &lay, u32 wp, u32 n0,
+                                         unsigned char *s_buf)
+{
+    constexpr int R = st_tile_t<KS>::R;
+    constexpr int V = st_tile_t<KS>::V;
+    constexpr u32 VM = (1u << V) - 1u;
+    const u32 sb = (u32)__cvta_generic_to_shared(s_buf);
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const u32 field = (t.off[r / 2] >> (16 * (r % 2))) & 0xffffu;
+        const u32 below = wp + field; /* group 0 before the vector */
+        const u32 m = (t.sel >> (r * V)) & VM;
+        const u32 live = G == 1 ? m : (t.valid >> (r * V)) & VM;
+        const u32 a0 = sb + below * (u32)KS;
+        /* the rejected: after all n0, at their rank among the rejected */
+        const u32 a1 = sb + (n0 + lay.offset(r) - below) * (u32)KS;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const u32 k = (u32)__popc(m & ((1u << v) - 1u));
+            u32 addr = a0 + k * (u32)KS;
+            if (G == 2 && !((m >> v) & 1u))
+                addr = a1 + ((u32)v - k) * (u32)KS;
+            st_shared_if(live & (1u << v), addr, t.y[r][v]);
+        }
+    }
+}
+
+/* The 16 bytes of shared memory from byte b of s on, any alignment (two
+ * aligned loads and funnel shifts; up to 16 bytes past the end of the
+ * bytes used are read, inside the buffer's slack). */
+template <int KS>
+__device__ __forceinline__ vec16 st_read16(const unsigned char *s, u32 b)
+{
+    const vec16 *q = reinterpret_cast<const vec16 *>(s) + (b >> 4);
+    const u32 sh = b & 15u;
+    const vec16 p0 = q[0];
+    if (sh == 0u)
+        return p0;
+    const vec16 p1 = q[1];
+    const u32 w[8] = {p0.x, p0.y, p0.z, p0.w, p1.x, p1.y, p1.z, p1.w};
+    /* keys of 4 and 8 bytes shift by whole words only */
+    const u32 bs = KS >= 4 ? 0u : (sh & 3u) * 8u;
+    vec16 r;
+    switch (sh >> 2) {
+#define PARSUM_ST_FUNNEL(WS)                                                 \
+    case WS:                                                                 \
+        r.x = __funnelshift_r(w[WS], w[WS + 1], bs);                         \
+        r.y = __funnelshift_r(w[WS + 1], w[WS + 2], bs);                     \
+        r.z = __funnelshift_r(w[WS + 2], w[WS + 3], bs);                     \
+        r.w = __funnelshift_r(w[WS + 3], w[WS + 4], bs);                     \
+        break;
+        PARSUM_ST_FUNNEL(0)
+        PARSUM_ST_FUNNEL(1)
+        PARSUM_ST_FUNNEL(2)
+    default:
+        PARSUM_ST_FUNNEL(3)
+#undef PARSUM_ST_FUNNEL
+    }
+    return r;
+}
+
+/* out[g0 + i] = sk[s0 + i] for i < cnt (sk: the staged keys at s_buf):
+ * consecutive threads on consecutive aligned 16-byte vectors of the
+ * output, each read from shared memory at whatever offset the run has
+ * there; the partial vectors at either end element by element. */
+template <class U, int V>
+__device__ __forceinline__ void st_store_run(U *out, const unsigned char *s_buf,
+                                             u32 s0, u32 cnt, u64 g0)
+{
+    const U *sk = reinterpret_cast<const U *>(s_buf);
+    /* elements of the first output vector before g0 */
+    const u32 lead = (u32)(((u64)out / sizeof(U) + g0) % (u64)V);
+    U *ob = out + g0 - lead; /* 16-byte aligned */
+    const u32 nvec = (lead + cnt + (u32)V - 1u) / (u32)V;
+    for (u32 q = threadIdx.x; q < nvec; q += ST_BLOCK) {
+        const u32 lo = q * (u32)V; /* run index lo - lead */
+        if (lo >= lead && lo - lead + (u32)V <= cnt) {
+            *reinterpret_cast<vec16 *>(ob + lo) = st_read16<(int)sizeof(U)>(
+                s_buf, (s0 + lo - lead) * (u32)sizeof(U));
         } else {
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const u32 p = lo + (u32)v;
-                if (p >= s0 && p < end)
-                    out[g0 + (p - s0)] = sk[p];
+                if (p >= lead && p - lead < cnt)
+                    ob[p] = sk[s0 + p - lead];
             }
         }
     }
 }
 
-/* Writes tile t (loaded by st_load_eval, offsets and warp totals in
- * s_wtot) once its group-0 prefix x0 is known. Ends after its last read
- * of shared memory, without a barrier. */
+/* Writes tile t (keys staged by st_stage before a barrier, offsets and
+ * warp totals in s_wtot) once its group-0 prefix x0 is known. Ends after
+ * its last read of shared memory, without a barrier. */
 template <int KS, int G, class L>
 __device__ __forceinline__ void st_write(const select_kargs &a,
                                          const st_tile_t<KS> &t, const L &lay,
@@ -400,28 +521,11 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
     bool staged = false;
     if constexpr (KS > 0) {
         if (a.keys_out != nullptr) {
-            /* Staging slots: group 0 from sh0, the rest from s1, each start
-             * congruent (mod V) to its destination's place in a 16-byte
-             * vector, so that the slots of one vector of shared memory map
-             * onto one aligned vector of the output. */
-            U *sk = reinterpret_cast<U *>(s_buf);
-            const u32 ow = (u32)(((u64)a.keys_out / (u64)KS) % (u64)V);
-            const u32 sh0 = (u32)((ow + x0) % (u64)V);
-            const u32 s1 = (sh0 + n0 + (u32)V - 1u) / (u32)V * (u32)V +
-                           (u32)((ow + dest.r0) % (u64)V);
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if ((items >> (r * V + v)) & 1u) {
-                        const u32 j = st_pos<KS>(t, lay, wp, n0, r, v);
-                        sk[j < n0 ? sh0 + j : s1 + (j - n0)] = t.y[r][v];
-                    }
-            __syncthreads();
+            /* the keys staged by st_stage: group 0 from 0, the rest from n0 */
             U *out = static_cast<U *>(a.keys_out);
-            st_store_run<U, V>(out, sk, sh0, n0, x0);
+            st_store_run<U, V>(out, s_buf, 0u, n0, x0);
             if (G == 2)
-                st_store_run<U, V>(out, sk, s1, cnt - n0, dest.r0);
+                st_store_run<U, V>(out, s_buf, n0, cnt - n0, dest.r0);
             staged = true;
         }
     }
@@ -491,11 +595,23 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
     memset(&la, 0, sizeof la);
     la.agg = a.desc;
 
+    const bool stage_keys = KS > 0 && a.keys_out != nullptr;
+
     auto claim = [&]() -> u32 { return claim_tile(a.counter, s_tile, false); };
-    /* Loads and counts tile t; ends with a barrier, after which (G == 1)
-     * warp 0 has published the tile's count. */
-    auto load_local = [&](tile_t &t, int buf) {
-        st_load_eval<KS>(a, t, lay, lane, true, vec);
+    /* Group 0 in the warps before this one (wp) and in the tile (n0). */
+    auto totals = [&](int buf, u32 &wp, u32 &n0) {
+        wp = n0 = 0u;
+#pragma unroll
+        for (int i = 0; i < ST_NWARP; ++i) {
+            const u32 w = s_wtot[buf][i];
+            wp += i < warp ? w : 0u;
+            n0 += w;
+        }
+    };
+    /* Counts tile t (loaded by st_load); ends with a barrier, after which
+     * (G == 1) warp 0 has published the tile's count. */
+    auto count = [&](tile_t &t, int buf) {
+        st_eval<KS>(a, t, lay, lane);
         const u32 wt = st_row_offsets<R, V>(t.sel, lane, t.off);
         if (lane == 0)
             s_wtot[buf][warp] = wt;
@@ -508,15 +624,18 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
             lookback_publish(la, t.c, (u64)agg, lane);
         }
     };
-    /* Looks back for tile t and writes it. */
-    auto finish = [&](const tile_t &t, int buf) {
-        u32 wp = 0u, n0 = 0u;
-#pragma unroll
-        for (int i = 0; i < ST_NWARP; ++i) {
-            const u32 w = s_wtot[buf][i];
-            wp += i < warp ? w : 0u;
-            n0 += w;
+    /* Stages tile t's keys (its counts are known, its prefix need not be). */
+    auto stage = [&](const tile_t &t, int buf) {
+        if (stage_keys) {
+            u32 wp, n0;
+            totals(buf, wp, n0);
+            st_stage<KS, G>(t, lay, wp, n0, s_buf);
         }
+    };
+    /* Looks back for tile t (staged before a barrier) and writes it. */
+    auto finish = [&](const tile_t &t, int buf) {
+        u32 wp, n0;
+        totals(buf, wp, n0);
         if (warp == 0) {
             const u64 xc = lookback_classic<u64, count_sum, true>(
                 la, t.c, (u64)n0, (u64)0, lane, count_sum{});
@@ -530,9 +649,43 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
         st_write<KS, G>(a, t, lay, wp, n0, x0, s_buf);
     };
 
-    /* As scan_pipe_kernel; each claim() is also the barrier after which
-     * the previous tile's shared data may be overwritten. */
-    two_tile_loop<tile_t>(a.num_tiles, claim, load_local, finish);
+    /* scan_pipe_kernel's order (two tiles per block, a tile's count
+     * published before the look-back of the one before it), with tile
+     * A's keys staged while B's loads are in flight: claim() is the
+     * barrier after which the shared buffer is free, count(B)'s barrier
+     * the one after which A's staged keys are visible. */
+    tile_t A, B;
+    A.c = claim();
+    if (A.c >= a.num_tiles)
+        return;
+    st_load<KS>(a, A, lay, true, vec);
+    count(A, 0);
+    for (;;) {
+        B.c = claim();
+        const bool more_b = B.c < a.num_tiles;
+        if (more_b)
+            st_load<KS>(a, B, lay, true, vec);
+        stage(A, 0);
+        if (more_b)
+            count(B, 1);
+        else
+            __syncthreads();
+        finish(A, 0);
+        if (!more_b)
+            return;
+        A.c = claim();
+        const bool more_a = A.c < a.num_tiles;
+        if (more_a)
+            st_load<KS>(a, A, lay, true, vec);
+        stage(B, 1);
+        if (more_a)
+            count(A, 0);
+        else
+            __syncthreads();
+        finish(B, 1);
+        if (!more_a)
+            return;
+    }
 }
 
 /* The partition's first pass: every tile's group-0 count, published as
