@@ -50,29 +50,68 @@ __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
 /* The loop of a block that keeps two tiles, A and B, in fixed registers
  * (written out for both roles so that neither is indexed): while one
  * tile's loads are in flight (load(t, buffer)) the other is finished
- * (finish(t, buffer)). claim() returns the next tile number; tiles from
- * num_tiles on end the loop. */
-template <class Tile, class Claim, class Load, class Finish>
-__device__ __forceinline__ void two_tile_loop(u32 num_tiles, Claim &claim,
-                                              Load &load, Finish &finish)
+ * (finish(t, buffer)). Tile numbers come from *counter in claim order;
+ * tiles from num_tiles on end the loop. load() ends with a barrier,
+ * finish() contains one.
+ *
+ * AHEAD = false: the block claims a tile (thread 0's atomic, then a
+ * barrier that also ends the last finish()'s reads of shared memory)
+ * right before loading it. AHEAD = true: thread 32 claims the next tile
+ * one tile ahead, when the loads of a tile are issued; the number is
+ * written to s_tile after load()'s barrier (every thread has read the
+ * last one by then) and read after finish()'s; no barrier is spent on the
+ * claim, so finish() must not read shared memory that the following
+ * load() writes. */
+template <class Tile, bool AHEAD, class Load, class Finish>
+__device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
+                                              u32 &s_tile, Load &load,
+                                              Finish &finish)
 {
+    constexpr unsigned PF = 32u; /* AHEAD: blocks of at least 64 threads */
     Tile A, B;
-    A.c = claim();
+    u32 pf = 0u;
+    /* the next tile number for every thread */
+    auto next = [&]() -> u32 {
+        if (!AHEAD)
+            return claim_tile(counter, s_tile, false);
+        return s_tile;
+    };
+    auto ahead = [&]() {
+        if (AHEAD && threadIdx.x == PF)
+            pf = atomicAdd(counter, 1u);
+    };
+    auto hand_over = [&]() {
+        if (AHEAD && threadIdx.x == PF)
+            s_tile = pf;
+    };
+    A.c = claim_tile(counter, s_tile, false);
     if (A.c >= num_tiles)
         return;
+    ahead();
     load(A, 0);
+    hand_over();
+    if (AHEAD)
+        __syncthreads();
     for (;;) {
-        B.c = claim();
+        B.c = next();
+        ahead();
         const bool more_b = B.c < num_tiles;
         if (more_b)
             load(B, 1);
+        else if (AHEAD)
+            __syncthreads();
+        hand_over();
         finish(A, 0);
         if (!more_b)
             return;
-        A.c = claim();
+        A.c = next();
+        ahead();
         const bool more_a = A.c < num_tiles;
         if (more_a)
             load(A, 0);
+        else if (AHEAD)
+            __syncthreads();
+        hand_over();
         finish(B, 1);
         if (!more_a)
             return;

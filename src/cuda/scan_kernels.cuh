@@ -517,7 +517,6 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto tile_base = [&](u32 c) -> u64 {
         return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
     };
-    auto claim = [&]() -> u32 { return claim_tile(a.counter, s_tile, false); };
     /* Loads tile t.c and scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */
@@ -592,9 +591,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
                                  a.n - base, vec, excl, id);
     };
 
-    /* Each claim() is also the barrier that lets the previous tile's
-     * readers of s_wtot / s_x finish. */
-    two_tile_loop<tile_t>(a.num_tiles, claim, load_local, finish);
+    /* Claims with a barrier: finish() reads s_wtot[buf] after its
+     * barrier, and the next load() of the same buffer writes it. */
+    two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
+                                 finish);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

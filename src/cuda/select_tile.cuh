@@ -13,19 +13,22 @@
  * Ranks: per row, a lane counts its selected items; one warp scan per
  * two rows (two 16-bit fields per word) gives each vector the number of
  * selected items before it in the warp's chunk; the warp totals in shared
- * memory give the warps before. Every kept element then goes to shared
+ * memory give the warps before. Every kept key then goes to shared
  * memory at its rank within the tile (partition: the rejected ones after
- * the selected, at their rank among the rejected), and the block writes
- * the tile's output runs with consecutive threads on consecutive
- * elements: coalesced stores, no partial runs per store instruction.
- * Values and indices go the same way through a map of the kept elements'
- * positions in the tile (u16, in the same shared buffer after the keys),
- * the values gathered from global memory word by word.
+ * the selected, at their rank among the rejected; one predicated store
+ * per item, no branch), and the block writes the tile's output runs with
+ * consecutive threads on consecutive aligned 16-byte vectors of the
+ * output, read from shared memory at whatever offset the run has there
+ * (st_read16). The staging needs only the tile's own counts, so it runs
+ * while warp 0 looks back for the tile's prefix. Values and indices go
+ * through a map of the kept elements' positions in the tile (u16, in the
+ * same shared buffer after the keys are written), the values gathered
+ * from global memory word by word.
  *
- * Pipelining: scan_pipe_kernel's (NOTES.md section 7). A resident block
- * claims tile B, loads it, evaluates the selector, counts and publishes
- * B's count, and only then looks back for the tile A it loaded before and
- * writes A. No aggregate waits for a look-back.
+ * Pipelining: scan_pipe_kernel's (two_tile_loop, NOTES.md section 7). A
+ * resident block loads tile B, evaluates the selector, counts and
+ * publishes B's count, and only then looks back for the tile A it loaded
+ * before and writes A. No aggregate waits for a look-back.
  *
  * Partition (G = 2): the rejected elements follow all selected ones, so
  * select_tile_count_kernel first counts every tile (same tiles, same
@@ -354,23 +357,6 @@ __device__ __forceinline__ void st_gather(const void *src, void *dst,
     }
 }
 
-/* Local position (staging order) of item (r, v) of tile t: group 0 at
- * its rank among the tile's group 0, the rest (G == 2) after all n0 of
- * them at its rank among the rest. wp: group 0 in the warps before. */
-template <int KS, class L>
-__device__ __forceinline__ u32 st_pos(const st_tile_t<KS> &t, const L &lay,
-                                      u32 wp, u32 n0, int r, int v)
-{
-    constexpr int V = st_tile_t<KS>::V;
-    const u32 field = (t.off[r / 2] >> (16 * (r % 2))) & 0xffffu;
-    const u32 below =
-        wp + field +
-        (u32)__popc(t.sel & (((1u << v) - 1u) << (r * V)));
-    if ((t.sel >> (r * V + v)) & 1u)
-        return below;
-    return n0 + (lay.offset(r) + (u32)v - below);
-}
-
 /* if (p) the shared-memory word at addr = v, as one predicated store:
  * the staging loop then has no branch per item. */
 template <class U>
@@ -398,19 +384,22 @@ __device__ __forceinline__ void st_shared_if(u32 p, u32 addr, U v)
                      : "memory");
 }
 
-/* Stages tile t's kept keys in shared memory at their local positions
- * (st_pos order, from s_buf on). Needs only the tile's own counts, not
- * its prefix, so it runs while the next tile's loads are in flight. The
- * position of item (r, v) is its row's base plus the selected items
- * before it in the vector: no per-item branch. */
-template <int KS, int G, class L>
+/* Stages one value per kept item of tile t in shared memory at the
+ * item's local position (s_buf[0 .. n0): group 0 by rank, then the rest
+ * by rank among the rest): val(r, v), of
+ * type W (the key, or the item's u16 position in the tile). Needs only
+ * the tile's own counts, not its prefix. The position of item (r, v) is
+ * its row's base plus the selected items before it in the vector: one
+ * predicated store per item, no branch. */
+template <int KS, int G, class W, class L, class F>
 __device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
                                          const L &lay, u32 wp, u32 n0,
-                                         unsigned char *s_buf)
+                                         unsigned char *s_buf, const F &val)
 {
     constexpr int R = st_tile_t<KS>::R;
     constexpr int V = st_tile_t<KS>::V;
     constexpr u32 VM = (1u << V) - 1u;
+    constexpr u32 WS = (u32)sizeof(W);
     const u32 sb = (u32)__cvta_generic_to_shared(s_buf);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -418,16 +407,16 @@ __device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
         const u32 below = wp + field; /* group 0 before the vector */
         const u32 m = (t.sel >> (r * V)) & VM;
         const u32 live = G == 1 ? m : (t.valid >> (r * V)) & VM;
-        const u32 a0 = sb + below * (u32)KS;
+        const u32 a0 = sb + below * WS;
         /* the rejected: after all n0, at their rank among the rejected */
-        const u32 a1 = sb + (n0 + lay.offset(r) - below) * (u32)KS;
+        const u32 a1 = sb + (n0 + lay.offset(r) - below) * WS;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const u32 k = (u32)__popc(m & ((1u << v) - 1u));
-            u32 addr = a0 + k * (u32)KS;
+            u32 addr = a0 + k * WS;
             if (G == 2 && !((m >> v) & 1u))
-                addr = a1 + ((u32)v - k) * (u32)KS;
-            st_shared_if(live & (1u << v), addr, t.y[r][v]);
+                addr = a1 + ((u32)v - k) * WS;
+            st_shared_if<W>(live & (1u << v), addr, val(r, v));
         }
     }
 }
@@ -505,13 +494,11 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
                                          unsigned char *s_buf)
 {
     typedef typename st_tile_t<KS>::U U;
-    constexpr int R = st_tile_t<KS>::R;
     constexpr int V = st_tile_t<KS>::V;
     constexpr u32 TILE = st_tile(KS);
     const u64 base = (u64)t.c * TILE;
     const u32 nvalid = a.n - base < TILE ? (u32)(a.n - base) : TILE;
     const u32 cnt = G == 1 ? n0 : nvalid;
-    const u32 items = G == 1 ? t.sel : t.valid;
     st_dest dest;
     dest.x0 = x0;
     dest.n0 = n0;
@@ -534,15 +521,12 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
         return;
     if (staged)
         __syncthreads(); /* every read of the staged keys is done */
-    unsigned short *map = reinterpret_cast<unsigned short *>(s_buf);
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-            if ((items >> (r * V + v)) & 1u)
-                map[st_pos<KS>(t, lay, wp, n0, r, v)] =
-                    (unsigned short)(lay.offset(r) + (u32)v);
+    st_stage<KS, G, unsigned short>(
+        t, lay, wp, n0, s_buf, [&](int r, int v) {
+            return (unsigned short)(lay.offset(r) + (u32)v);
+        });
     __syncthreads();
+    const unsigned short *map = reinterpret_cast<unsigned short *>(s_buf);
     if (G == 1 && a.run_first != nullptr) {
         /* Run lengths from the next start in the tile; the tile's last
          * run gets its start, finished by run_fix_kernel. */
@@ -581,8 +565,10 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
     static_assert(G == 1 || G == 2, "groups");
     static_assert(R * V <= 32, "selection mask");
     typedef st_tile_t<KS> tile_t;
-    __shared__ u32 s_tile;
-    __shared__ u32 s_wtot[2][ST_NWARP];
+    /* 16-byte aligned each: the compiler reads s_wtot with 16-byte loads,
+     * which must not take in s_tile (written meanwhile by one thread). */
+    __shared__ alignas(16) u32 s_tile;
+    __shared__ alignas(16) u32 s_wtot[2][ST_NWARP];
     __shared__ u64 s_x;
     __shared__ alignas(16) unsigned char s_buf[st_buf_bytes(KS)];
 
@@ -597,7 +583,6 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
 
     const bool stage_keys = KS > 0 && a.keys_out != nullptr;
 
-    auto claim = [&]() -> u32 { return claim_tile(a.counter, s_tile, false); };
     /* Group 0 in the warps before this one (wp) and in the tile (n0). */
     auto totals = [&](int buf, u32 &wp, u32 &n0) {
         wp = n0 = 0u;
@@ -608,9 +593,10 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
             n0 += w;
         }
     };
-    /* Counts tile t (loaded by st_load); ends with a barrier, after which
-     * (G == 1) warp 0 has published the tile's count. */
-    auto count = [&](tile_t &t, int buf) {
+    /* Loads and counts tile t; ends with a barrier, after which (G == 1)
+     * warp 0 has published the tile's count. */
+    auto load_local = [&](tile_t &t, int buf) {
+        st_load<KS>(a, t, lay, true, vec);
         st_eval<KS>(a, t, lay, lane);
         const u32 wt = st_row_offsets<R, V>(t.sel, lane, t.off);
         if (lane == 0)
@@ -624,15 +610,10 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
             lookback_publish(la, t.c, (u64)agg, lane);
         }
     };
-    /* Stages tile t's keys (its counts are known, its prefix need not be). */
-    auto stage = [&](const tile_t &t, int buf) {
-        if (stage_keys) {
-            u32 wp, n0;
-            totals(buf, wp, n0);
-            st_stage<KS, G>(t, lay, wp, n0, s_buf);
-        }
-    };
-    /* Looks back for tile t (staged before a barrier) and writes it. */
+    /* Stages tile t's keys while warp 0 looks back for its prefix (the
+     * staging needs only the tile's own counts), then writes it. The
+     * shared buffer is free: the last reads of the tile before ended
+     * before load_local's barrier. */
     auto finish = [&](const tile_t &t, int buf) {
         u32 wp, n0;
         totals(buf, wp, n0);
@@ -642,6 +623,10 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
             if (lane == 0)
                 s_x = t.c > 0 ? xc : 0u;
         }
+        if (stage_keys)
+            st_stage<KS, G, typename tile_t::U>(
+                t, lay, wp, n0, s_buf,
+                [&](int r, int v) { return t.y[r][v]; });
         __syncthreads();
         const u64 x0 = s_x;
         if (G == 1 && tid == 0 && t.c == a.num_tiles - 1u)
@@ -649,43 +634,13 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
         st_write<KS, G>(a, t, lay, wp, n0, x0, s_buf);
     };
 
-    /* scan_pipe_kernel's order (two tiles per block, a tile's count
-     * published before the look-back of the one before it), with tile
-     * A's keys staged while B's loads are in flight: claim() is the
-     * barrier after which the shared buffer is free, count(B)'s barrier
-     * the one after which A's staged keys are visible. */
-    tile_t A, B;
-    A.c = claim();
-    if (A.c >= a.num_tiles)
-        return;
-    st_load<KS>(a, A, lay, true, vec);
-    count(A, 0);
-    for (;;) {
-        B.c = claim();
-        const bool more_b = B.c < a.num_tiles;
-        if (more_b)
-            st_load<KS>(a, B, lay, true, vec);
-        stage(A, 0);
-        if (more_b)
-            count(B, 1);
-        else
-            __syncthreads();
-        finish(A, 0);
-        if (!more_b)
-            return;
-        A.c = claim();
-        const bool more_a = A.c < a.num_tiles;
-        if (more_a)
-            st_load<KS>(a, A, lay, true, vec);
-        stage(B, 1);
-        if (more_a)
-            count(A, 0);
-        else
-            __syncthreads();
-        finish(B, 1);
-        if (!more_a)
-            return;
-    }
+    /* scan_pipe_kernel's order: a tile's count is published before the
+     * look-back of the tile loaded before it. Tiles claimed one ahead
+     * (H200, 2^28 u32: select 1.08x -> 1.16x CUB; the scan loses with it,
+     * NOTES.md section 9): finish() reads s_wtot before its barrier only,
+     * and the staged keys are written after load()'s. */
+    two_tile_loop<tile_t, true>(a.num_tiles, a.counter, s_tile, load_local,
+                                finish);
 }
 
 /* The partition's first pass: every tile's group-0 count, published as
