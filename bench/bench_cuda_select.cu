@@ -7,7 +7,10 @@
  *              range: 50 % of random keys) vs cub::DeviceSelect::If
  *   partition  parsum_partition (same predicate) vs cub::DevicePartition::If
  *              (which writes the rejected elements in reverse order; the
- *              check compares accordingly)
+ *              check compares accordingly), and vs a stable partition
+ *              from CUB: DeviceSelect::If of the kept elements, then of
+ *              the rejected ones behind them (their offset, the kept
+ *              count, known from the check run, so no synchronization)
  *   unique     parsum_unique vs cub::DeviceSelect::Unique, keys in runs of
  *              1 to 8 equal elements
  *   rle        parsum_run_length_encode vs cub::DeviceRunLengthEncode::Encode
@@ -36,6 +39,15 @@ struct less_than {
     __host__ __device__ bool operator()(const T &x) const
     {
         return x < a;
+    }
+};
+
+template <class T>
+struct not_less_than {
+    T a;
+    __host__ __device__ bool operator()(const T &x) const
+    {
+        return !(x < a);
     }
 };
 
@@ -80,6 +92,7 @@ void make_selector(parsum_selector *s, parsum_dtype dt)
 template <class T>
 struct bufs {
     T *in = nullptr, *out = nullptr, *peer = nullptr, *copy = nullptr;
+    T *stable = nullptr; /* partition: CUB's stable partition */
     uint64_t *len = nullptr;
     int *peer_len = nullptr;
     size_t *count = nullptr;
@@ -92,6 +105,7 @@ struct bufs {
         cudaFree(out);
         cudaFree(peer);
         cudaFree(copy);
+        cudaFree(stable);
         cudaFree(len);
         cudaFree(peer_len);
         cudaFree(count);
@@ -118,6 +132,23 @@ cudaError_t cub_call(sel_what w, bufs<T> &b, void *tmp, size_t &tb, int n)
         return cub::DeviceRunLengthEncode::Encode(tmp, tb, b.in, b.peer,
                                                   b.peer_len, b.peer_count, n);
     }
+}
+
+/* A stable partition by CUB: the kept elements, then the rejected ones
+ * behind them (k: the kept count). */
+template <class T>
+cudaError_t cub_stable(bufs<T> &b, void *tmp, size_t &tb, int n, int k)
+{
+    size_t t1 = tb, t2 = tb;
+    cudaError_t e = cub::DeviceSelect::If(tmp, t1, b.in, b.stable,
+                                          b.peer_count, n,
+                                          less_than<T>{middle<T>()});
+    if (e == cudaSuccess)
+        e = cub::DeviceSelect::If(tmp, t2, b.in, b.stable + k, b.peer_count,
+                                  n, not_less_than<T>{middle<T>()});
+    if (tmp == nullptr) /* a size query: the larger of the two */
+        tb = t1 > t2 ? t1 : t2;
+    return e;
 }
 
 template <class T>
@@ -178,6 +209,8 @@ bool same(sel_what w, bufs<T> &b, size_t n, size_t *k_out)
 
 struct result {
     double parsum = 0, peer = 0, copy = 0, bytes = 0;
+    double stable = 0; /* partition: CUB's stable partition */
+    bool stable_ok = false;
     size_t k = 0;
     bool ok = false;
 };
@@ -209,14 +242,29 @@ result measure(parsum_context *ctx, sel_what w, parsum_dtype dt, size_t n,
     BC(cub_call<T>(w, b, b.tmp, tb, (int)n));
     BC(cudaDeviceSynchronize());
     r.ok = same<T>(w, b, n, &r.k);
+    void *stmp = nullptr;
+    size_t stb = 0;
+    const bool stable = w == PARTITION;
+    if (stable) {
+        BC(cudaMalloc(&b.stable, n * sizeof(T)));
+        BC(cub_stable<T>(b, nullptr, stb, (int)n, (int)r.k));
+        BC(cudaMalloc(&stmp, stb + 16));
+        size_t t = stb;
+        BC(cub_stable<T>(b, stmp, t, (int)n, (int)r.k));
+        std::vector<T> x(n), y(n);
+        BC(cudaMemcpy(x.data(), b.out, n * sizeof(T), cudaMemcpyDeviceToHost));
+        BC(cudaMemcpy(y.data(), b.stable, n * sizeof(T),
+                      cudaMemcpyDeviceToHost));
+        r.stable_ok = memcmp(x.data(), y.data(), n * sizeof(T)) == 0;
+    }
 
     /* Each timed call starts with the L2 flushed (pbc::l2_flush). */
-    cudaEvent_t ev[6];
+    cudaEvent_t ev[8];
     for (cudaEvent_t &e : ev)
         BC(cudaEventCreate(&e));
     const pbc::l2_flush flush;
     const bool cold = flush.active(2 * n * sizeof(T));
-    std::vector<double> tp, tc, tm;
+    std::vector<double> tp, tc, tm, ts;
     for (int rep = -2; rep < reps; ++rep) {
         flush(cold);
         BC(cudaEventRecord(ev[0]));
@@ -232,16 +280,28 @@ result measure(parsum_context *ctx, sel_what w, parsum_dtype dt, size_t n,
         BC(cudaMemcpyAsync(b.copy, b.in, n * sizeof(T),
                            cudaMemcpyDeviceToDevice));
         BC(cudaEventRecord(ev[5]));
-        BC(cudaEventSynchronize(ev[5]));
+        if (stable) {
+            flush(cold);
+            BC(cudaEventRecord(ev[6]));
+            size_t t = stb;
+            BC(cub_stable<T>(b, stmp, t, (int)n, (int)r.k));
+            BC(cudaEventRecord(ev[7]));
+        }
+        BC(cudaEventSynchronize(ev[stable ? 7 : 5]));
         if (rep < 0)
             continue;
-        float ms[3];
-        for (int i = 0; i < 3; ++i)
+        float ms[4];
+        for (int i = 0; i < (stable ? 4 : 3); ++i)
             BC(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
         tp.push_back(ms[0] * 1e-3);
         tc.push_back(ms[1] * 1e-3);
         tm.push_back(ms[2] * 1e-3);
+        if (stable)
+            ts.push_back(ms[3] * 1e-3);
     }
+    cudaFree(stmp);
+    if (stable)
+        r.stable = median(ts);
     for (cudaEvent_t e : ev)
         cudaEventDestroy(e);
     r.parsum = median(tp);
@@ -301,8 +361,14 @@ int run_typed(parsum_context *ctx, sel_what w, const parsum_bench_args *g,
                    n, r.k, r.parsum * 1e3, mine, r.peer * 1e3,
                    r.parsum > 0 ? r.peer / r.parsum : 0.0, copy,
                    copy > 0 ? 100.0 * mine / copy : 0.0, check);
+        if (w == PARTITION && !g->json)
+            printf("%12s stable partition by CUB (DeviceSelect::If twice): "
+                   "%.4f ms, cub/ours %.3fx  %s\n",
+                   "", r.stable * 1e3,
+                   r.parsum > 0 ? r.stable / r.parsum : 0.0,
+                   r.stable_ok ? "ok (= parsum)" : "MISMATCH vs parsum");
         fflush(stdout);
-        if (!r.ok)
+        if (!r.ok || (w == PARTITION && !r.stable_ok))
             rc = 1;
     }
     return rc;
