@@ -535,6 +535,35 @@ static void test_predicates(void **state)
 
 /* ---- element and value sizes ------------------------------------------- */
 
+/* One random case, every op against the reference: n keys of ks bytes
+ * with values of vs bytes, flags of pct % (clustered or not) given as
+ * bytes or as bits from bit_offset on, key outputs written from element
+ * kshift of their allocation. */
+static void check_random_case(tu_rng *r, size_t n, size_t ks, size_t vs,
+                              size_t kshift, int pct, bool clustered,
+                              bool bytes, size_t bit_offset, size_t *failures)
+{
+    data d;
+    data_random(&d, r, n, ks, vs);
+    outs o;
+    outs_alloc_shifted(&o, &d, kshift);
+    unsigned char *f = make_flags(r, n, pct, clustered);
+    selc s;
+    if (bytes)
+        selc_bytes(&s, r, f, n);
+    else
+        selc_bits(&s, r, f, n, bit_offset);
+    snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu value_size=%zu, "
+             "keys out at element %zu (seed 0x%llx)",
+             parsum_backend_name(tu_backend), n, ks, vs, kshift,
+             (unsigned long long)tu_seed);
+    check_all_ops(&d, &s, &o, failures);
+    selc_free(&s);
+    free(f);
+    outs_free(&o);
+    data_free(&d);
+}
+
 static void test_elem_sizes(void **state)
 {
     (void)state;
@@ -548,25 +577,8 @@ static void test_elem_sizes(void **state)
         for (int si = 0; si < 3; si++) {
             size_t n = sizes[si] < 200000 ? sizes[si] : 200000;
             tu_rng r = tu_rng_for(0x512e, ks, vs, n);
-            data d;
-            data_random(&d, &r, n, ks, vs);
-            outs o;
-            outs_alloc(&o, &d);
-            unsigned char *f = make_flags(&r, n, si == 1 ? 50 : 30, si == 2);
-            selc s;
-            if (si == 1)
-                selc_bytes(&s, &r, f, n);
-            else
-                selc_bits(&s, &r, f, n, 7);
-            snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu "
-                     "value_size=%zu (seed 0x%llx)",
-                     parsum_backend_name(tu_backend), n, ks, vs,
-                     (unsigned long long)tu_seed);
-            check_all_ops(&d, &s, &o, &failures);
-            selc_free(&s);
-            free(f);
-            outs_free(&o);
-            data_free(&d);
+            check_random_case(&r, n, ks, vs, 0, si == 1 ? 50 : 30, si == 2,
+                              si == 1, 7, &failures);
         }
     }
     assert_int_equal(failures, 0);
@@ -588,22 +600,8 @@ static void test_output_offsets(void **state)
             if (ks * shifts[si] >= 16)
                 continue;
             tu_rng r = tu_rng_for(0x0ff5, ks, shifts[si], n);
-            data d;
-            data_random(&d, &r, n, ks, 8);
-            outs o;
-            outs_alloc_shifted(&o, &d, shifts[si]);
-            unsigned char *f = make_flags(&r, n, si == 1 ? 90 : 50, si == 2);
-            selc s;
-            selc_bits(&s, &r, f, n, 0);
-            snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu, keys out "
-                     "at element %zu (seed 0x%llx)",
-                     parsum_backend_name(tu_backend), n, ks, shifts[si],
-                     (unsigned long long)tu_seed);
-            check_all_ops(&d, &s, &o, &failures);
-            selc_free(&s);
-            free(f);
-            outs_free(&o);
-            data_free(&d);
+            check_random_case(&r, n, ks, 8, shifts[si], si == 1 ? 90 : 50,
+                              si == 2, false, 0, &failures);
         }
     assert_int_equal(failures, 0);
 }
