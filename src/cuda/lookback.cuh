@@ -60,8 +60,8 @@ __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
  * one tile ahead, when the loads of a tile are issued; the number is
  * written to s_tile after load()'s barrier (every thread has read the
  * last one by then) and read after finish()'s; no barrier is spent on the
- * claim, so finish() must not read shared memory that the following
- * load() writes. */
+ * claim, so whatever the following load() writes to shared memory,
+ * finish() must have read before its own barrier. */
 template <class Tile, bool AHEAD, class Load, class Finish>
 __device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
                                               u32 &s_tile, Load &load,

@@ -384,13 +384,12 @@ __device__ __forceinline__ void st_shared_if(u32 p, u32 addr, U v)
                      : "memory");
 }
 
-/* Stages one value per kept item of tile t in shared memory at the
- * item's local position (s_buf[0 .. n0): group 0 by rank, then the rest
- * by rank among the rest): val(r, v), of
- * type W (the key, or the item's u16 position in the tile). Needs only
- * the tile's own counts, not its prefix. The position of item (r, v) is
- * its row's base plus the selected items before it in the vector: one
- * predicated store per item, no branch. */
+/* Stages val(r, v), of type W (the key, or the item's u16 position in the
+ * tile), for every kept item of tile t at its local position in s_buf:
+ * group 0 by rank from 0, the rest (G == 2) by rank among the rest from
+ * n0. Needs only the tile's own counts, not its prefix. The position of
+ * item (r, v) is its row's base plus the selected items before it in the
+ * vector: one predicated store per item, no branch. */
 template <int KS, int G, class W, class L, class F>
 __device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
                                          const L &lay, u32 wp, u32 n0,
