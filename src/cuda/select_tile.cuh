@@ -594,8 +594,7 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
     };
     /* Loads and counts tile t; ends with a barrier, after which (G == 1)
      * warp 0 has published the tile's count. */
-    auto load_local = [&](tile_t &t, int buf) {
-        st_load<KS>(a, t, lay, true, vec);
+    auto count_local = [&](tile_t &t, int buf) {
         st_eval<KS>(a, t, lay, lane);
         const u32 wt = st_row_offsets<R, V>(t.sel, lane, t.off);
         if (lane == 0)
@@ -608,6 +607,10 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
                 agg += s_wtot[buf][i];
             lookback_publish(la, t.c, (u64)agg, lane);
         }
+    };
+    auto load_local = [&](tile_t &t, int buf) {
+        st_load<KS>(a, t, lay, true, vec);
+        count_local(t, buf);
     };
     /* Stages tile t's keys while warp 0 looks back for its prefix (the
      * staging needs only the tile's own counts), then writes it. The
@@ -638,8 +641,38 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
      * (H200, 2^28 u32: select 1.08x -> 1.16x CUB; the scan loses with it,
      * NOTES.md section 9): finish() reads s_wtot before its barrier only,
      * and the staged keys are written after load()'s. */
-    two_tile_loop<tile_t, true>(a.num_tiles, a.counter, s_tile, load_local,
-                                finish);
+    if constexpr (G == 1) {
+        two_tile_loop<tile_t, true>(a.num_tiles, a.counter, s_tile,
+                                    load_local, finish);
+    } else {
+        /* The partition: every count is published by the count pass, so
+         * the look-back never waits and B's count need not come first.
+         * B's loads are issued, A is finished meanwhile, then B counted
+         * (count_local's barrier ends A's reads of shared memory). */
+        tile_t A, B;
+        A.c = claim_tile(a.counter, s_tile, false);
+        if (A.c >= a.num_tiles)
+            return;
+        load_local(A, 0);
+        for (;;) {
+            B.c = claim_tile(a.counter, s_tile, false);
+            const bool more_b = B.c < a.num_tiles;
+            if (more_b)
+                st_load<KS>(a, B, lay, true, vec);
+            finish(A, 0);
+            if (!more_b)
+                return;
+            count_local(B, 1);
+            A.c = claim_tile(a.counter, s_tile, false);
+            const bool more_a = A.c < a.num_tiles;
+            if (more_a)
+                st_load<KS>(a, A, lay, true, vec);
+            finish(B, 1);
+            if (!more_a)
+                return;
+            count_local(A, 0);
+        }
+    }
 }
 
 /* The partition's first pass: every tile's group-0 count, published as
