@@ -34,7 +34,8 @@
  * select_tile_count_kernel first counts every tile (same tiles, same
  * selector), publishes each count as the tile's aggregate in the look-back
  * descriptors and adds up the total. The main pass then only folds
- * published values: its look-back never waits.
+ * published values: its look-back never waits, so it finishes tile A
+ * while B's loads are in flight and counts B afterwards.
  */
 #ifndef PARSUM_SELECT_TILE_CUH
 #define PARSUM_SELECT_TILE_CUH
