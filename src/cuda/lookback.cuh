@@ -61,7 +61,10 @@ __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
  * written to s_tile after load()'s barrier (every thread has read the
  * last one by then) and read after finish()'s; no barrier is spent on the
  * claim, so whatever the following load() writes to shared memory,
- * finish() must have read before its own barrier. */
+ * finish() must have read before its own barrier; and s_tile, written by
+ * one thread while the others run, must not share a 16-byte block with
+ * anything they read (the compiler may load that block whole: declare it
+ * alignas(16), as select_tile_kernel does). */
 template <class Tile, bool AHEAD, class Load, class Finish>
 __device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
                                               u32 &s_tile, Load &load,
