@@ -221,6 +221,50 @@ double median_ms(int reps, F f)
     return median(t);
 }
 
+/* Holds the device for ns nanoseconds (one thread). */
+static __global__ void spin_kernel(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
+}
+
+/* Median device time of f over reps runs (after two untimed ones), in ms:
+ * the L2 flushed before each run when cold (see l2_flush), then a 50 us
+ * spin queued before the start event, so that the host's part of f
+ * (argument checks, scratch, launches) is done before the device reaches
+ * the start event and the time is the device's alone (as nvbench
+ * measures). median_ms leaves that host time in: it matters for calls
+ * that take tens of microseconds. */
+template <class F>
+double median_device_ms(int reps, bool cold, F f)
+{
+    const l2_flush flush;
+    cudaEvent_t a, b;
+    BC(cudaEventCreate(&a));
+    BC(cudaEventCreate(&b));
+    f();
+    f();
+    std::vector<double> t;
+    for (int r = 0; r < reps; r++) {
+        flush(cold);
+        spin_kernel<<<1, 1>>>(50000ull);
+        BC(cudaGetLastError());
+        BC(cudaEventRecord(a));
+        f();
+        BC(cudaEventRecord(b));
+        BC(cudaEventSynchronize(b));
+        float ms;
+        BC(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    BC(cudaEventDestroy(a));
+    BC(cudaEventDestroy(b));
+    return median(t);
+}
+
 /* What every CUDA benchmark opens: a CUDA context, its device made
  * current and described, and small device buffers for statistics (4
  * counters) and a sink. Returns false (message on stderr) on failure,

@@ -9,6 +9,9 @@
  *              769, 4096 x 4096 and sizes of several 1024-pixel strips,
  *              rows with padding (pitch > width);
  *              integer results exact, float ones within their rounding
+ *   u8 tiles   one-channel U8 -> U32 with aligned table rows (the GPU's
+ *              own kernel for them): partial strips and bands, all-255
+ *              images, image rows aligned to 4 and to 16 bytes
  *   offset     given offsets and OFFSET_MEAN; the signed-offset table's
  *              box-sum error measured against the plain F32 table's
  *   box sums   clipped, empty and outside rectangles, sums and means, a
@@ -68,11 +71,12 @@ static parsum_image abs_table(const parsum_image *src, const parsum_image *tab,
     return t;
 }
 
-/* One case: src (host) through the context into a table of tdt; compared
- * with the reference. Returns the mismatch count. */
-static size_t run_case(const parsum_image *src, parsum_dtype tdt,
-                       unsigned flags, double *offset, size_t pad,
-                       const char *what)
+/* One case: src (host, copied to rows of pad bytes more) through the
+ * context into a table of tdt (rows of tpad bytes more); compared with the
+ * reference. Returns the mismatch count. */
+static size_t run_case_pitch(const parsum_image *src, parsum_dtype tdt,
+                             unsigned flags, double *offset, size_t pad,
+                             size_t tpad, const char *what)
 {
     bool incl = flags & PARSUM_INTEGRAL_INCLUSIVE;
     bool sq = flags & PARSUM_INTEGRAL_SQUARED;
@@ -82,7 +86,7 @@ static size_t run_case(const parsum_image *src, parsum_dtype tdt,
     parsum_image got = ti_host(src->width + p, src->height + p,
                                src->channels, tdt, 2 * parsum_dtype_size(tdt));
     parsum_image dsrc = ti_to_ctx(src, pad);
-    parsum_image dtab = ti_ctx_like(&got, 3 * parsum_dtype_size(tdt));
+    parsum_image dtab = ti_ctx_like(&got, tpad);
     TU_OK(parsum_integral(tu_ctx, &dsrc, &dtab, flags, offset));
     ti_from_ctx(&got, &dtab);
     double refmean[4];
@@ -115,6 +119,15 @@ static size_t run_case(const parsum_image *src, parsum_dtype tdt,
     ti_host_free(&want);
     ti_host_free(&got);
     return bad;
+}
+
+/* run_case_pitch with table rows 3 samples longer (not 16-byte aligned). */
+static size_t run_case(const parsum_image *src, parsum_dtype tdt,
+                       unsigned flags, double *offset, size_t pad,
+                       const char *what)
+{
+    return run_case_pitch(src, tdt, flags, offset, pad,
+                          3 * parsum_dtype_size(tdt), what);
 }
 
 static const parsum_dtype src_dts[] = {PARSUM_U8, PARSUM_U16, PARSUM_I32,
@@ -224,6 +237,53 @@ static void test_large(void **state)
         }
         ti_host_free(&h);
     }
+    assert_int_equal(failures, 0);
+}
+
+/* Pad bytes that make a row of b bytes a multiple of a, plus extra. */
+static size_t pad_to(size_t b, size_t a, size_t extra)
+{
+    return (a - b % a) % a + extra;
+}
+
+/* One-channel U8 images into U32 tables with 16-byte aligned rows, the
+ * case the GPU takes through its own kernel: strips of 1024 pixels full
+ * and partial, bands of 8 to 64 rows full and partial, image rows aligned
+ * to 16 bytes and to 4 only, random pixels and all 255 (the largest of
+ * the partial sums that kernel keeps in 16 bits). */
+static void test_u8_tiles(void **state)
+{
+    (void)state;
+    static const size_t sizes[][2] = {
+        {1, 1},     {5, 9},     {1023, 64}, {1024, 65}, {1025, 63},
+        {2048, 8},  {3001, 129}, {130, 700}, {4100, 300}, {1, 1000},
+        {1000, 1},  {2052, 520}};
+    size_t failures = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (int fill = 0; fill < 2; fill++) {
+            const size_t w = sizes[i][0], h = sizes[i][1];
+            parsum_image im = ti_host(w, h, 1, PARSUM_U8, 0);
+            tu_rng r = tu_rng_for(91, i, fill, 0);
+            if (fill)
+                memset(im.data, 255, im.pitch * h);
+            else
+                ti_fill(&r, &im, 0, 255);
+            for (unsigned flags = 0; flags < 2; flags++)
+                for (int a16 = 0; a16 < 2; a16++) {
+                    size_t p = flags ? 0 : 1;
+                    size_t pad = a16 ? pad_to(w, 16, 0) : pad_to(w, 4, 4);
+                    size_t tpad = pad_to((w + p) * 4, 16, 16);
+                    char what[128];
+                    snprintf(what, sizeof what,
+                             "integral u8 -> u32 %zux%zu %s flags %u row "
+                             "pitch %zu",
+                             w, h, fill ? "all 255" : "random", flags, w + pad);
+                    if (run_case_pitch(&im, PARSUM_U32, flags, NULL, pad, tpad,
+                                       what))
+                        tu_report(&failures, "%s failed", what);
+                }
+            ti_host_free(&im);
+        }
     assert_int_equal(failures, 0);
 }
 
@@ -620,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_notes_example),
         cmocka_unit_test(test_reference),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_u8_tiles),
         cmocka_unit_test(test_offset),
         cmocka_unit_test(test_box_sums),
         cmocka_unit_test(test_offset_precision),

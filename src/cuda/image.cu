@@ -3,7 +3,7 @@
  * and the box filter (kernels and their idea in image_kernels.cuh).
  */
 #include "cuda_internal.h"
-#include "image_sat_onepass.cuh"
+#include "image_sat_u8.cuh"
 
 #include <algorithm>
 #include <cstdlib>
@@ -52,6 +52,14 @@ bool sat_onepass_on()
 bool sat_cache_on()
 {
     const char *e = getenv("PARSUM_CUDA_SAT_CACHE");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+/* PARSUM_CUDA_SAT_U8=0 sends one-channel u8 images to the general
+ * one-pass kernel instead of sat_u8_kernel (measurements, tests). */
+bool sat_u8_on()
+{
+    const char *e = getenv("PARSUM_CUDA_SAT_U8");
     return e == NULL || strcmp(e, "0") != 0;
 }
 
@@ -129,6 +137,56 @@ parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
     return PARSUM_OK;
 }
 
+/* The look-back state of the one-pass kernels for geometry g, carved from
+ * the scratch (sat_lb_bytes for a geometry with as many tiles or more),
+ * its status words and tile counter zeroed on the stream. */
+template <class Acc, int CH>
+parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
+                          sat_lb<Acc> *lb)
+{
+    const u64 tiles = g.bands * g.strips;
+    unsigned char *status = static_cast<unsigned char *>(
+        cv.take(sat_lb_status_bytes(g)));
+    lb->hst = reinterpret_cast<u32 *>(status);
+    lb->vst = lb->hst + tiles;
+    lb->counter = lb->vst + tiles;
+    lb->hagg = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
+    lb->hinc = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
+    lb->vagg = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
+    lb->vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
+    lb->wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
+    lb->winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, (2 * tiles + 1) * sizeof(u32),
+                                         parsum__cuda_st(ctx)->stream));
+    return PARSUM_OK;
+}
+
+/* The table of a one-channel u8 image into U32 by sat_u8_kernel
+ * (image_sat_u8.cuh). Its bands are the general geometry's rounded up to
+ * a multiple of 4 rows (one to sixteen per warp), so it has no more tiles
+ * than the scratch was sized for. */
+parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
+                     int pad, carve &cv)
+{
+    sat_geom g = geom_for(src.width, src.height);
+    g.band_rows = (g.band_rows + U8_RGROUPS - 1) / U8_RGROUPS * U8_RGROUPS;
+    g.bands = (src.height + g.band_rows - 1) / g.band_rows;
+    sat_lb<u32> lb;
+    parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb);
+    if (s != PARSUM_OK)
+        return s;
+    void (*kern)(img_in, img_out, sat_geom, sat_lb<u32>) =
+        pad ? sat_u8_kernel<true> : sat_u8_kernel<false>;
+    const size_t bytes = g.band_rows * STRIP;
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)bytes));
+    kern<<<(unsigned)(g.bands * g.strips), THREADS, bytes,
+           parsum__cuda_st(ctx)->stream>>>(in_of(src), tab, g, lb);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
 /* The one-pass table (image_sat.cuh) of src into tab. */
 template <class Src, class Acc, class Tab, int CH>
 parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
@@ -138,23 +196,13 @@ parsum_status sat_onepass(parsum_context *ctx, const parsum_image &src,
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     const u64 tiles = g.bands * g.strips;
     sat_lb<Acc> lb;
-    unsigned char *status = static_cast<unsigned char *>(
-        cv.take(sat_lb_status_bytes(g)));
-    lb.hst = reinterpret_cast<u32 *>(status);
-    lb.vst = lb.hst + tiles;
-    lb.counter = lb.vst + tiles;
-    lb.hagg = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
-    lb.hinc = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
-    lb.vagg = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
-    lb.vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
-    lb.wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
-    lb.winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, (2 * tiles + 1) * sizeof(u32),
-                                         st->stream));
+    parsum_status s = sat_lb_take<Acc, CH>(ctx, g, cv, &lb);
+    if (s != PARSUM_OK)
+        return s;
     const size_t bytes = sat_cache_bytes<Src, CH>(g);
     const sat_onepass_fn<Acc> cached = sat_onepass_kernel<Src, Acc, Tab, CH, true>;
     bool fits = false;
-    parsum_status s = sat_cache_fits<Acc, CH>(ctx, cached, bytes, &fits);
+    s = sat_cache_fits<Acc, CH>(ctx, cached, bytes, &fits);
     if (s != PARSUM_OK)
         return s;
     if (fits) {
@@ -177,6 +225,12 @@ parsum_status sat_run(parsum_context *ctx, const parsum_image &src,
     ta.align = load_align(src);
     ta.store_vec = ((reinterpret_cast<uintptr_t>(tab.data) | tab.pitch) % 16) == 0;
     const sat_geom g = geom_for(src.width, src.height);
+    if constexpr (std::is_same<Src, uint8_t>::value &&
+                  std::is_same<Tab, u32>::value && CH == 1) {
+        if (sat_onepass_on() && sat_u8_on() && !ta.sq && ta.align >= 4 &&
+            ta.store_vec)
+            return sat_u8(ctx, src, tab, pad, cv);
+    }
     if constexpr (std::is_integral<Acc>::value) {
         if (sat_onepass_on())
             return sat_onepass<Src, Acc, Tab, CH>(ctx, src, tab, pad, ta, g, cv);

@@ -1,0 +1,398 @@
+/*
+ * image_sat_u8.cuh - the one-pass summed-area table of one-channel 8-bit
+ * images into U32 tables (sat_u8_kernel), the common case (grey images,
+ * the face detector's and the box filter's tables), which the general
+ * one-pass kernel (image_sat_onepass.cuh) left at under half the copy
+ * bandwidth: with 4 pixels per thread it spent about 38 instructions per
+ * pixel, most of them on a warp scan per row and unpacking.
+ *
+ * Same tiles (up to 64 rows x 1024 pixels), look-back state and look-backs
+ * as the general kernel; what differs is the work inside a tile:
+ *   - warp w owns rows q rw .. q rw + rw - 1 of the tile (q = w / 2, rw =
+ *     band rows / 4) in half h = w % 2 of the strip (512 columns); lane l
+ *     owns 4 groups of 4 pixels, group m at column 512 h + 128 m + 4 l, so
+ *     that a warp's loads (4 bytes a lane) and table stores (16 bytes a
+ *     lane) are contiguous;
+ *   - prefix sums inside a group of 4 are one dp4a each (the byte dot
+ *     product with 1, 1 1, 1 1 1, 1 1 1 1 accumulated onto the group's
+ *     base), and the 4 groups' lane prefixes go through 2 warp scans of
+ *     two 16-bit fields (4 bytes sum to at most 1020, 32 lanes' to at most
+ *     32640): about 5 instructions per pixel and row; the right half's
+ *     rows start from the left half's row totals of the first pass, so the
+ *     two warps of a row group never wait for each other;
+ *   - column sums of a warp's rows are kept as 16-bit pairs (16 rows of
+ *     bytes sum to at most 4080, a tile's 64 rows to 16320); their suffix
+ *     sums over the row groups give each warp the column sums above its
+ *     rows within the tile;
+ *   - the tile's pixels stay in shared memory between the two passes (64
+ *     KB at 64 rows; three blocks per multiprocessor).
+ * All sums are modulo 2^32 (exactly associative), as in the general kernel,
+ * so the result does not depend on the look-backs' timing.
+ *
+ * Used when the image's data and pitch are multiples of 4 bytes and the
+ * table's of 16 (image.cu); PARSUM_CUDA_SAT_U8=0 sends these images to the
+ * general kernel instead (measurements, and a test of that path).
+ */
+#ifndef PARSUM_IMAGE_SAT_U8_CUH
+#define PARSUM_IMAGE_SAT_U8_CUH
+
+#include "image_sat_onepass.cuh"
+
+namespace parsum_img {
+
+constexpr int U8_GROUPS = 4;           /* groups of 4 pixels per lane */
+constexpr int U8_HALF = STRIP / 2;     /* columns of a warp */
+constexpr int U8_RGROUPS = WARPS / 2;  /* row groups of a tile */
+
+/* Column of lane's group m within its warp's half strip. */
+__device__ __forceinline__ u32 u8_col(int m, int lane)
+{
+    return 128u * (u32)m + 4u * (u32)lane;
+}
+
+/* The lane's 4 words of one row of its half strip (from column x0; zero
+ * past the width w). row must be 4-byte aligned. FULL: the half strip
+ * lies inside the width. */
+template <bool FULL>
+__device__ __forceinline__ uint4 u8_load_row(const char *row, u64 x0, u64 w)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned char *p = reinterpret_cast<const unsigned char *>(row) + x0;
+    u32 raw[U8_GROUPS];
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        const u64 c = x0 + u8_col(m, lane);
+        if (FULL || c + 4 <= w) {
+            raw[m] = __ldg(reinterpret_cast<const u32 *>(p + u8_col(m, lane)));
+        } else {
+            u32 v = 0;
+            for (int j = 0; j < 4; j++)
+                if (c + j < w)
+                    v |= (u32)p[u8_col(m, lane) + j] << (8 * j);
+            raw[m] = v;
+        }
+    }
+    return make_uint4(raw[0], raw[1], raw[2], raw[3]);
+}
+
+/* The shared-memory copy of row r of warp w: one 16-byte piece per lane,
+ * the lanes' pieces contiguous (no bank conflicts). */
+__device__ __forceinline__ uint4 *u8_cache_at(uint4 *cache, int rw, int r)
+{
+    return cache + ((threadIdx.x >> 5) * rw + r) * 32 + (threadIdx.x & 31);
+}
+
+__device__ __forceinline__ u32 u8_word(const uint4 &v, int m)
+{
+    return m == 0 ? v.x : m == 1 ? v.y : m == 2 ? v.z : v.w;
+}
+
+/* First pass of a warp: its nrows rows from image row y (tile row r0),
+ * loaded 8 at a time; its half's row totals into rowtot[r][half], the
+ * column sums of its rows as 16-bit pairs into cs (word m: columns 4 l +
+ * 0 and + 2 of group m; word 4 + m: + 1 and + 3), the pixels into the
+ * cache. */
+template <bool FULL>
+__device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
+                                              u64 y, int r0, int nrows,
+                                              int rw, u32 (*rowtot)[2],
+                                              u32 (*cs)[32], uint4 *cache)
+{
+    constexpr int G = 8;
+    const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+    u32 e[U8_GROUPS], o[U8_GROUPS];
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++)
+        e[m] = o[m] = 0;
+    for (int rb = 0; rb < nrows; rb += G) {
+        uint4 raw[G];
+#pragma unroll
+        for (int r = 0; r < G; r++)
+            if (rb + r < nrows)
+                raw[r] = u8_load_row<FULL>(in.data + (y + rb + r) * in.pitch,
+                                           x0, in.width);
+#pragma unroll
+        for (int r = 0; r < G; r++) {
+            if (rb + r >= nrows)
+                break;
+            *u8_cache_at(cache, rw, rb + r) = raw[r];
+            u32 sum = 0;
+#pragma unroll
+            for (int m = 0; m < U8_GROUPS; m++) {
+                const u32 v = u8_word(raw[r], m);
+                e[m] += __byte_perm(v, 0u, 0x4240);
+                o[m] += __byte_perm(v, 0u, 0x4341);
+                sum = __dp4a(v, 0x01010101u, sum);
+            }
+            sum = warp_sum(sum);
+            if (lane == 0)
+                rowtot[r0 + rb + r][half] = sum;
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        cs[m][lane] = e[m];
+        cs[U8_GROUPS + m][lane] = o[m];
+    }
+}
+
+/* Stores a group's 4 entries of one table row: o is the row from the
+ * warp's first column, c the group's column there, rem the pixels of the
+ * row from there; pixel c goes to column c + PAD. With PAD the aligned
+ * piece holds the entry left of the group (before) and its first 3; the
+ * group's last entry is the next group's before, and the row's last pixel
+ * is written on its own. */
+template <bool PAD, bool FULL>
+__device__ __forceinline__ void u8_store_group(u32 *o, u32 c, u64 rem,
+                                               const u32 (&a)[4], u32 before)
+{
+    if (FULL || c + 4 <= rem) {
+        const uint4 q = PAD ? make_uint4(before, a[0], a[1], a[2])
+                            : make_uint4(a[0], a[1], a[2], a[3]);
+        __stwb(reinterpret_cast<uint4 *>(o + c), q);
+        if (PAD && c + 4 == rem)
+            o[rem] = a[3];
+    } else if (c < rem) {
+        if (PAD)
+            o[c] = before;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (c + j < rem)
+                o[c + j + PAD] = a[j];
+    }
+}
+
+/* Second pass of a warp: its rows from image row y (tile row r0), acc
+ * starting as the table row just above them (colc: column sums of each
+ * group's first column down to that row); a row starts from hx (its sum
+ * left of the strip) and, in the right half, the left half's row total. */
+template <bool PAD, bool FULL>
+__device__ __forceinline__ void u8_row_pass(const img_in &in,
+                                            const img_out &tab, u64 x0, u64 y,
+                                            int r0, int nrows, int rw,
+                                            const u32 *hx,
+                                            const u32 (*rowtot)[2],
+                                            u32 (&acc)[U8_GROUPS][4],
+                                            u32 (&colc)[U8_GROUPS],
+                                            uint4 *cache)
+{
+    const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+    constexpr u32 M[4] = {0x1u, 0x101u, 0x10101u, 0x1010101u};
+    const u64 rem = in.width - x0;
+    for (int r = 0; r < nrows; r++) {
+        const uint4 raw = *u8_cache_at(cache, rw, r);
+        /* Groups m and m + 2 share a scan: m in the low 16 bits. */
+        u32 p[2], inc[2];
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            p[k] = __dp4a(u8_word(raw, k), 0x01010101u, 0u) |
+                   __dp4a(u8_word(raw, k + 2), 0x01010101u, 0u) << 16;
+            inc[k] = p[k];
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+            for (int k = 0; k < 2; k++) {
+                const u32 v = shfl_up(inc[k], d);
+                if (lane >= d)
+                    inc[k] += v;
+            }
+        u32 g = hx[r0 + r] + (half ? rowtot[r0 + r][0] : 0u);
+        u32 *orow = reinterpret_cast<u32 *>(tab.data + (y + r + PAD) * tab.pitch) + x0;
+#pragma unroll
+        for (int m = 0; m < U8_GROUPS; m++) {
+            const int k = m & 1, sh = m < 2 ? 0 : 16;
+            const u32 base = g + (((inc[k] - p[k]) >> sh) & 0xffffu);
+            g += (__shfl_sync(0xffffffffu, inc[k], 31) >> sh) & 0xffffu;
+            const u32 v = u8_word(raw, m);
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                acc[m][j] += __dp4a(v, M[j], base);
+            u32 before = 0;
+            if (PAD) {
+                colc[m] = __dp4a(v, 1u, colc[m]);
+                before = acc[m][0] - colc[m];
+            }
+            u8_store_group<PAD, FULL>(orow, u8_col(m, lane), rem, acc[m],
+                                      before);
+        }
+    }
+}
+
+/* The lane's 16 column values of its half from vinc (the tile's inclusive
+ * column sums down the strip, from the half's first column) less cs (16-bit
+ * pairs, as u8_first_pass lays them out), into d[m][j]. */
+__device__ __forceinline__ void u8_cols_above(const u32 *vinc,
+                                              const u32 (*cs)[32],
+                                              u32 (&d)[U8_GROUPS][4])
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        const uint4 v =
+            __ldcg(reinterpret_cast<const uint4 *>(vinc + u8_col(m, lane)));
+        const u32 re = cs[m][lane], ro = cs[U8_GROUPS + m][lane];
+        d[m][0] = v.x - (re & 0xffffu);
+        d[m][1] = v.y - (ro & 0xffffu);
+        d[m][2] = v.z - (re >> 16);
+        d[m][3] = v.w - (ro >> 16);
+    }
+}
+
+/* The rows of a warp (second pass): the table row just above them is the
+ * block above-left plus the rows' left sums above (base), plus the prefix
+ * along the strip of the column sums above the warp's rows: vinc less
+ * what the tile's rows from the warp's row group down add (cs_me; cs_left:
+ * the same for the left half, which the right half's prefix starts from). */
+template <bool PAD, bool FULL>
+__device__ __forceinline__ void u8_tile_rows(const img_in &in,
+                                             const img_out &tab,
+                                             const u32 *vinc,
+                                             const u32 (*cs_me)[32],
+                                             const u32 (*cs_left)[32],
+                                             u32 base, u64 x0, u64 y, int r0,
+                                             int nrows, int rw, const u32 *hx,
+                                             const u32 (*rowtot)[2],
+                                             uint4 *cache)
+{
+    const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+    u32 acc[U8_GROUPS][4], colc[U8_GROUPS];
+    if (half) {
+        u32 left[U8_GROUPS][4], t = 0;
+        u8_cols_above(vinc, cs_left, left);
+#pragma unroll
+        for (int m = 0; m < U8_GROUPS; m++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                t += left[m][j];
+        base += warp_sum(t);
+    }
+    u8_cols_above(vinc + half * U8_HALF, cs_me, acc);
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        colc[m] = acc[m][0];
+#pragma unroll
+        for (int j = 1; j < 4; j++)
+            acc[m][j] += acc[m][j - 1];
+    }
+    /* Along the half strip: groups m' < m of every lane, group m of the
+     * lanes before. */
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        const u32 t = acc[m][3];
+        const u32 inc = warp_incl_scan(t);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            acc[m][j] += base + inc - t;
+        base += __shfl_sync(0xffffffffu, inc, 31);
+    }
+    u8_row_pass<PAD, FULL>(in, tab, x0 + half * U8_HALF, y, r0, nrows, rw, hx,
+                           rowtot, acc, colc, cache);
+}
+
+/* The same for a half strip that the width cuts, kept out of line so that
+ * its checks do not cost the full ones' loop registers. */
+template <bool PAD>
+__device__ __noinline__ void u8_tile_rows_partial(
+    const img_in in, const img_out tab, const u32 *vinc,
+    const u32 (*cs_me)[32], const u32 (*cs_left)[32], u32 base, u64 x0, u64 y,
+    int r0, int nrows, int rw, const u32 *hx, const u32 (*rowtot)[2],
+    uint4 *cache)
+{
+    u8_tile_rows<PAD, false>(in, tab, vinc, cs_me, cs_left, base, x0, y, r0,
+                             nrows, rw, hx, rowtot, cache);
+}
+
+/* The whole table (see the top). band_rows = 4 rw; the dynamic shared
+ * memory holds the tile's pixels, band_rows rows of 1024 bytes. */
+template <bool PAD>
+__global__ void __launch_bounds__(THREADS, 3)
+    sat_u8_kernel(img_in in, img_out tab, sat_geom g, sat_lb<u32> lb)
+{
+    extern __shared__ uint4 u8_cache[];
+    __shared__ u32 cs[WARPS][2 * U8_GROUPS][32];
+    __shared__ u32 rowtot[MAX_BAND][2], hx[MAX_BAND];
+    __shared__ u32 s_tile;
+    const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
+    const int half = warp & 1, q = warp >> 1;
+    const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
+    const u64 b = tile / g.strips, s = tile % g.strips;
+    const u64 x0 = s * STRIP, y0 = b * g.band_rows;
+    const int rows = (int)min((u64)g.band_rows, in.height - y0);
+    const int rw = (int)g.band_rows / U8_RGROUPS, r0 = q * rw;
+    const int nrows = max(0, min(rw, rows - r0));
+    const u64 xh = x0 + half * U8_HALF; /* the warp's first column */
+    const bool full = xh + U8_HALF <= in.width;
+
+    if (full)
+        u8_first_pass<true>(in, xh, y0 + r0, r0, nrows, rw, rowtot, cs[warp],
+                            u8_cache);
+    else
+        u8_first_pass<false>(in, xh, y0 + r0, r0, nrows, rw, rowtot, cs[warp],
+                             u8_cache);
+    __syncthreads();
+    u32 rt = 0;
+    if (i < MAX_BAND) {
+        rt = i < rows ? rowtot[i][0] + rowtot[i][1] : 0u;
+        lb.hagg[tile * MAX_BAND + i] = rt;
+    }
+    /* Suffix sums of the column sums over the row groups (thread i takes
+     * columns 4 i .. 4 i + 3: group mi of lane li in half hi): cs[2 q + h]
+     * becomes what rows q rw and below add to each column, cs[h] the
+     * tile's column totals. */
+    u32 col[PIX][1];
+    {
+        const int hi = i / 128, mi = (i / 32) % 4;
+        u32 se = 0, so = 0;
+#pragma unroll
+        for (int qq = U8_RGROUPS - 1; qq >= 0; qq--) {
+            u32 (*c)[32] = cs[2 * qq + hi];
+            se += c[mi][lane];
+            c[mi][lane] = se;
+            so += c[U8_GROUPS + mi][lane];
+            c[U8_GROUPS + mi][lane] = so;
+        }
+        col[0][0] = se & 0xffffu, col[1][0] = so & 0xffffu;
+        col[2][0] = se >> 16, col[3][0] = so >> 16;
+        __stcg(reinterpret_cast<uint4 *>(lb.vagg + tile * STRIP) + i,
+               make_uint4(col[0][0], col[1][0], col[2][0], col[3][0]));
+    }
+    if (s > 0)
+        sat_post(lb.hst, tile, SAT_AGG);
+    const u32 x = sat_lookback_rows<u32, 1>(lb, tile, s, rt);
+    if (i < MAX_BAND)
+        hx[i] = x;
+    __syncthreads();
+    /* What the band's rows left of the tile add up to: for the tile below
+     * (thread 0 publishes it). */
+    u32 wsum[1] = {0};
+    if (warp == 0)
+        wsum[0] = warp_sum(hx[lane] + hx[lane + 32]);
+    if (i == 0)
+        lb.wagg[tile] = wsum[0];
+    if (b > 0)
+        sat_post(lb.vst, tile, SAT_AGG);
+    u32 vx[PIX][1], wx[1];
+    sat_lookback_cols<u32, 1>(lb, tile, b, g.strips, col, wsum, vx, wx);
+
+    if (PAD && b == 0)
+        sat_zero_top<u32, 1>(tab, x0 + 4 * i, in.width, s);
+    if (nrows == 0 || xh >= in.width)
+        return;
+    /* The left sums of the tile's rows above the warp's. */
+    u32 h = (lane < r0 ? hx[lane] : 0u) + (lane + 32 < r0 ? hx[lane + 32] : 0u);
+    h = warp_sum(h);
+    const u32 *vinc = lb.vinc + tile * STRIP;
+    if (full)
+        u8_tile_rows<PAD, true>(in, tab, vinc, cs[warp], cs[warp - half],
+                                wx[0] + h, x0, y0 + r0, r0, nrows, rw, hx,
+                                rowtot, u8_cache);
+    else
+        u8_tile_rows_partial<PAD>(in, tab, vinc, cs[warp], cs[warp - half],
+                                  wx[0] + h, x0, y0 + r0, r0, nrows, rw, hx,
+                                  rowtot, u8_cache);
+}
+
+} /* namespace parsum_img */
+
+#endif
