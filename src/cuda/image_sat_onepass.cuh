@@ -19,10 +19,12 @@ namespace parsum_img {
  *     plus everything above it in the strip (per column);
  *   wagg/winc[t][CH]: what the band's rows left of the tile add up to,
  *     and that plus the same for every band above: the block of the image
- *     above and left of the tile, once the bands above are added. */
+ *     above and left of the tile, once the bands above are added (under
+ *     vst here; sat_u8_kernel gives them their own status words, wst). */
 template <class Acc>
 struct sat_lb {
     u32 *counter, *hst, *vst;
+    u32 *wst; /* sat_u8_kernel only: status of wagg / winc on their own */
     Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
 };
 

@@ -6,8 +6,13 @@
  * bandwidth: with 4 pixels per thread it spent about 38 instructions per
  * pixel, most of them on a warp scan per row and unpacking.
  *
- * Same tiles (up to 64 rows x 1024 pixels), look-back state and look-backs
- * as the general kernel; what differs is the work inside a tile:
+ * Same tiles (up to 64 rows x 1024 pixels) and look-back state as the
+ * general kernel, with one change to the look-backs: the block above-left
+ * of a tile (w) has a look-back and status words of its own (wst), so a
+ * tile publishes its column totals as soon as its first pass ends, not
+ * after its row look-back; the tile below then rarely waits, and rarely
+ * walks far up the strip (with 4 strips, 4096 x 4096, it walked about 30
+ * tiles up, each a 4 KB vector). What differs inside a tile:
  *   - warp w owns rows q rw .. q rw + rw - 1 of the tile (q = w / 2, rw =
  *     band rows / 4) in half h = w % 2 of the strip (512 columns); lane l
  *     owns 4 groups of 4 pixels, group m at column 512 h + 128 m + 4 l, so
@@ -255,7 +260,7 @@ __device__ __forceinline__ void u8_tile_rows(const img_in &in,
                                              const u32 (*rowtot)[2],
                                              uint4 *cache)
 {
-    const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+    const int half = (threadIdx.x >> 5) & 1;
     u32 acc[U8_GROUPS][4], colc[U8_GROUPS];
     if (half) {
         u32 left[U8_GROUPS][4], t = 0;
@@ -303,6 +308,54 @@ __device__ __noinline__ void u8_tile_rows_partial(
                              nrows, rw, hx, rowtot, cache);
 }
 
+/* The block above-left of the tile (one warp): publishes w, what the
+ * band's rows left of the tile add up to, then looks back up the strip
+ * through the w of the tiles above (a scalar look-back of its own, so
+ * that the column sums' look-back never waits for a row look-back) and
+ * publishes the inclusive value; the exclusive one into *out. */
+__device__ __forceinline__ void u8_lookback_corner(const sat_lb<u32> &lb,
+                                                   u64 tile, u64 b, u64 strips,
+                                                   u32 w, u32 *out)
+{
+    const int lane = threadIdx.x & 31;
+    if (lane == 0) {
+        lb.wagg[tile] = w;
+        parsum_k::fence_gpu();
+        parsum_k::st_status(lb.wst + tile, SAT_AGG);
+    }
+    u32 x = 0;
+    sat_lookback(
+        lb.wst, b, [&](u64 k) { return tile - (k + 1) * strips; },
+        [&](u64 p, bool inc) { x += __ldcg((inc ? lb.winc : lb.wagg) + p); });
+    if (lane == 0) {
+        lb.winc[tile] = x + w;
+        parsum_k::fence_gpu();
+        parsum_k::st_status(lb.wst + tile, SAT_INC);
+        *out = x;
+    }
+}
+
+/* Publishes the column sums down the strip through the tile (columns 4 i
+ * .. 4 i + 3 of thread i, 16-byte loads): those above it, looked back
+ * for, plus col, the tile's own. Contains a barrier (sat_post). */
+__device__ __forceinline__ void u8_lookback_cols(const sat_lb<u32> &lb,
+                                                  u64 tile, u64 b, u64 strips,
+                                                  const uint4 &col)
+{
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    sat_lookback(
+        lb.vst, b, [&](u64 k) { return tile - (k + 1) * strips; },
+        [&](u64 p, bool inc) {
+            const uint4 a = __ldcg(reinterpret_cast<const uint4 *>(
+                                       (inc ? lb.vinc : lb.vagg) + p * STRIP) +
+                                   threadIdx.x);
+            v.x += a.x, v.y += a.y, v.z += a.z, v.w += a.w;
+        });
+    __stcg(reinterpret_cast<uint4 *>(lb.vinc + tile * STRIP) + threadIdx.x,
+           make_uint4(v.x + col.x, v.y + col.y, v.z + col.z, v.w + col.w));
+    sat_post(lb.vst, tile, SAT_INC);
+}
+
 /* The whole table (see the top). band_rows = 4 rw; the dynamic shared
  * memory holds the tile's pixels, band_rows rows of 1024 bytes. */
 template <bool PAD>
@@ -312,7 +365,7 @@ __global__ void __launch_bounds__(THREADS, 3)
     extern __shared__ uint4 u8_cache[];
     __shared__ u32 cs[WARPS][2 * U8_GROUPS][32];
     __shared__ u32 rowtot[MAX_BAND][2], hx[MAX_BAND];
-    __shared__ u32 s_tile;
+    __shared__ u32 s_tile, s_wx;
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const int half = warp & 1, q = warp >> 1;
     const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
@@ -340,7 +393,7 @@ __global__ void __launch_bounds__(THREADS, 3)
      * columns 4 i .. 4 i + 3: group mi of lane li in half hi): cs[2 q + h]
      * becomes what rows q rw and below add to each column, cs[h] the
      * tile's column totals. */
-    u32 col[PIX][1];
+    uint4 col;
     {
         const int hi = i / 128, mi = (i / 32) % 4;
         u32 se = 0, so = 0;
@@ -352,29 +405,26 @@ __global__ void __launch_bounds__(THREADS, 3)
             so += c[U8_GROUPS + mi][lane];
             c[U8_GROUPS + mi][lane] = so;
         }
-        col[0][0] = se & 0xffffu, col[1][0] = so & 0xffffu;
-        col[2][0] = se >> 16, col[3][0] = so >> 16;
-        __stcg(reinterpret_cast<uint4 *>(lb.vagg + tile * STRIP) + i,
-               make_uint4(col[0][0], col[1][0], col[2][0], col[3][0]));
+        col = make_uint4(se & 0xffffu, so & 0xffffu, se >> 16, so >> 16);
+        __stcg(reinterpret_cast<uint4 *>(lb.vagg + tile * STRIP) + i, col);
     }
-    if (s > 0)
-        sat_post(lb.hst, tile, SAT_AGG);
+    /* Both aggregates at once: the tile to the right waits for the row
+     * totals, the one below for the column totals. */
+    parsum_k::fence_gpu();
+    __syncthreads();
+    if (i == 0) {
+        parsum_k::st_status(lb.hst + tile, SAT_AGG);
+        parsum_k::st_status(lb.vst + tile, SAT_AGG);
+    }
     const u32 x = sat_lookback_rows<u32, 1>(lb, tile, s, rt);
     if (i < MAX_BAND)
         hx[i] = x;
     __syncthreads();
-    /* What the band's rows left of the tile add up to: for the tile below
-     * (thread 0 publishes it). */
-    u32 wsum[1] = {0};
     if (warp == 0)
-        wsum[0] = warp_sum(hx[lane] + hx[lane + 32]);
-    if (i == 0)
-        lb.wagg[tile] = wsum[0];
-    if (b > 0)
-        sat_post(lb.vst, tile, SAT_AGG);
-    u32 vx[PIX][1], wx[1];
-    sat_lookback_cols<u32, 1>(lb, tile, b, g.strips, col, wsum, vx, wx);
-
+        u8_lookback_corner(lb, tile, b, g.strips,
+                           warp_sum(hx[lane] + hx[lane + 32]), &s_wx);
+    u8_lookback_cols(lb, tile, b, g.strips, col);
+    const u32 wx = s_wx; /* written before sat_post's barrier */
     if (PAD && b == 0)
         sat_zero_top<u32, 1>(tab, x0 + 4 * i, in.width, s);
     if (nrows == 0 || xh >= in.width)
@@ -385,11 +435,11 @@ __global__ void __launch_bounds__(THREADS, 3)
     const u32 *vinc = lb.vinc + tile * STRIP;
     if (full)
         u8_tile_rows<PAD, true>(in, tab, vinc, cs[warp], cs[warp - half],
-                                wx[0] + h, x0, y0 + r0, r0, nrows, rw, hx,
+                                wx + h, x0, y0 + r0, r0, nrows, rw, hx,
                                 rowtot, u8_cache);
     else
         u8_tile_rows_partial<PAD>(in, tab, vinc, cs[warp], cs[warp - half],
-                                  wx[0] + h, x0, y0 + r0, r0, nrows, rw, hx,
+                                  wx + h, x0, y0 + r0, r0, nrows, rw, hx,
                                   rowtot, u8_cache);
 }
 
