@@ -37,8 +37,9 @@ constexpr u32 SAT_AGG = 1, SAT_INC = 2;
  * up to the nearest inclusive one, all must have published (else read
  * again); their values are then added nearest first. Tile values are
  * read with __ldcg only: they were written by other multiprocessors after
- * this one may have cached the lines in L1. */
-template <class Pred, class Add>
+ * this one may have cached the lines in L1. UNROLL: predecessors whose
+ * values are loaded together. */
+template <int UNROLL = 4, class Pred, class Add>
 __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
                                              Add add)
 {
@@ -61,7 +62,7 @@ __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
         }
         parsum_k::fence_gpu();
         const int cnt = last < 0 ? 32 : last + 1;
-#pragma unroll 4
+#pragma unroll UNROLL
         for (int j = 0; j < cnt; j++) {
             const u32 vj = __shfl_sync(0xffffffffu, v, j);
             if (base + j < n)

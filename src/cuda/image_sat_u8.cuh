@@ -308,31 +308,34 @@ __device__ __noinline__ void u8_tile_rows_partial(
                              nrows, rw, hx, rowtot, cache);
 }
 
-/* The block above-left of the tile (one warp): publishes w, what the
- * band's rows left of the tile add up to, then looks back up the strip
- * through the w of the tiles above (a scalar look-back of its own, so
- * that the column sums' look-back never waits for a row look-back) and
- * publishes the inclusive value; the exclusive one into *out. */
-__device__ __forceinline__ void u8_lookback_corner(const sat_lb<u32> &lb,
-                                                   u64 tile, u64 b, u64 strips,
-                                                   u32 w, u32 *out)
+/* Publishes w, what the band's rows left of the tile add up to (lane 0
+ * of one warp). */
+__device__ __forceinline__ void u8_publish_w(const sat_lb<u32> &lb, u64 tile,
+                                             u32 w)
 {
-    const int lane = threadIdx.x & 31;
-    if (lane == 0) {
-        lb.wagg[tile] = w;
-        parsum_k::fence_gpu();
-        parsum_k::st_status(lb.wst + tile, SAT_AGG);
-    }
+    lb.wagg[tile] = w;
+    parsum_k::fence_gpu();
+    parsum_k::st_status(lb.wst + tile, SAT_AGG);
+}
+
+/* The block above-left of the tile (a warp; every warp takes it itself,
+ * so that no barrier waits for it): the w of the tiles above, by a scalar
+ * look-back of its own up the strip. The warp of the tile's own w (pub,
+ * with w) also publishes the inclusive value, for the tiles below. */
+__device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
+                                                  u64 tile, u64 b, u64 strips,
+                                                  bool pub, u32 w)
+{
     u32 x = 0;
     sat_lookback(
         lb.wst, b, [&](u64 k) { return tile - (k + 1) * strips; },
         [&](u64 p, bool inc) { x += __ldcg((inc ? lb.winc : lb.wagg) + p); });
-    if (lane == 0) {
+    if (pub && (threadIdx.x & 31) == 0) {
         lb.winc[tile] = x + w;
         parsum_k::fence_gpu();
         parsum_k::st_status(lb.wst + tile, SAT_INC);
-        *out = x;
     }
+    return x;
 }
 
 /* Publishes the column sums down the strip through the tile (columns 4 i
@@ -343,7 +346,7 @@ __device__ __forceinline__ void u8_lookback_cols(const sat_lb<u32> &lb,
                                                   const uint4 &col)
 {
     uint4 v = make_uint4(0u, 0u, 0u, 0u);
-    sat_lookback(
+    sat_lookback<8>(
         lb.vst, b, [&](u64 k) { return tile - (k + 1) * strips; },
         [&](u64 p, bool inc) {
             const uint4 a = __ldcg(reinterpret_cast<const uint4 *>(
@@ -356,6 +359,27 @@ __device__ __forceinline__ void u8_lookback_cols(const sat_lb<u32> &lb,
     sat_post(lb.vst, tile, SAT_INC);
 }
 
+/* The exclusive sums along the band of the tile's row totals (rt, one
+ * per thread i < MAX_BAND) into hx[i]; publishes the inclusive ones.
+ * Contains a barrier (sat_post), after which hx is complete. */
+__device__ __forceinline__ void u8_lookback_rows(const sat_lb<u32> &lb,
+                                                 u64 tile, u64 s, u32 rt,
+                                                 u32 *hx)
+{
+    const int i = threadIdx.x;
+    if (i < MAX_BAND) {
+        u32 x = 0;
+        sat_lookback(
+            lb.hst, s, [&](u64 k) { return tile - 1 - k; },
+            [&](u64 p, bool inc) {
+                x += __ldcg((inc ? lb.hinc : lb.hagg) + p * MAX_BAND + i);
+            });
+        lb.hinc[tile * MAX_BAND + i] = x + rt;
+        hx[i] = x;
+    }
+    sat_post(lb.hst, tile, SAT_INC);
+}
+
 /* The whole table (see the top). band_rows = 4 rw; the dynamic shared
  * memory holds the tile's pixels, band_rows rows of 1024 bytes. */
 template <bool PAD>
@@ -365,7 +389,7 @@ __global__ void __launch_bounds__(THREADS, 3)
     extern __shared__ uint4 u8_cache[];
     __shared__ u32 cs[WARPS][2 * U8_GROUPS][32];
     __shared__ u32 rowtot[MAX_BAND][2], hx[MAX_BAND];
-    __shared__ u32 s_tile, s_wx;
+    __shared__ u32 s_tile;
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const int half = warp & 1, q = warp >> 1;
     const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
@@ -416,15 +440,15 @@ __global__ void __launch_bounds__(THREADS, 3)
         parsum_k::st_status(lb.hst + tile, SAT_AGG);
         parsum_k::st_status(lb.vst + tile, SAT_AGG);
     }
-    const u32 x = sat_lookback_rows<u32, 1>(lb, tile, s, rt);
-    if (i < MAX_BAND)
-        hx[i] = x;
-    __syncthreads();
-    if (warp == 0)
-        u8_lookback_corner(lb, tile, b, g.strips,
-                           warp_sum(hx[lane] + hx[lane + 32]), &s_wx);
+    u8_lookback_rows(lb, tile, s, rt, hx);
+    u32 w = 0;
+    if (warp == 0) {
+        w = warp_sum(hx[lane] + hx[lane + 32]);
+        if (lane == 0)
+            u8_publish_w(lb, tile, w);
+    }
     u8_lookback_cols(lb, tile, b, g.strips, col);
-    const u32 wx = s_wx; /* written before sat_post's barrier */
+    const u32 wx = u8_lookback_corner(lb, tile, b, g.strips, warp == 0, w);
     if (PAD && b == 0)
         sat_zero_top<u32, 1>(tab, x0 + 4 * i, in.width, s);
     if (nrows == 0 || xh >= in.width)
