@@ -67,7 +67,8 @@ bool sat_u8_on()
  * tile counter first (zeroed per call), then the value arrays. */
 size_t sat_lb_status_bytes(const sat_geom &g)
 {
-    return round_up((3 * g.bands * g.strips + 1) * sizeof(u32), 256);
+    const u64 tiles = g.bands * g.strips;
+    return round_up((2 * tiles + 2) * sizeof(u32) + tiles * sizeof(u64), 256);
 }
 
 size_t sat_lb_bytes(const sat_geom &g, int ch, size_t acc)
@@ -149,15 +150,15 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
         cv.take(sat_lb_status_bytes(g)));
     lb->hst = reinterpret_cast<u32 *>(status);
     lb->vst = lb->hst + tiles;
-    lb->wst = lb->vst + tiles;
-    lb->counter = lb->wst + tiles;
+    lb->counter = lb->vst + tiles;
+    lb->wpk = reinterpret_cast<u64 *>(lb->hst + 2 * tiles + 2);
     lb->hagg = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
     lb->hinc = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
     lb->vagg = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
     lb->vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
     lb->wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
     lb->winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, (3 * tiles + 1) * sizeof(u32),
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, sat_lb_status_bytes(g),
                                          parsum__cuda_st(ctx)->stream));
     return PARSUM_OK;
 }

@@ -20,11 +20,13 @@ namespace parsum_img {
  *   wagg/winc[t][CH]: what the band's rows left of the tile add up to,
  *     and that plus the same for every band above: the block of the image
  *     above and left of the tile, once the bands above are added (under
- *     vst here; sat_u8_kernel gives them their own status words, wst). */
+ *     vst here; sat_u8_kernel packs them with a status of their own, wpk). */
 template <class Acc>
 struct sat_lb {
     u32 *counter, *hst, *vst;
-    u32 *wst; /* sat_u8_kernel only: status of wagg / winc on their own */
+    /* sat_u8_kernel only: w per tile with its status in one word (status
+     * in the low half, SAT_AGG: wagg, SAT_INC: winc, in the high half). */
+    unsigned long long *wpk;
     Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
 };
 

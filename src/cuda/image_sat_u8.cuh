@@ -8,9 +8,9 @@
  *
  * Same tiles (up to 64 rows x 1024 pixels) and look-back state as the
  * general kernel, with one change to the look-backs: the block above-left
- * of a tile (w) has a look-back and status words of its own (wst), so a
- * tile publishes its column totals as soon as its first pass ends, not
- * after its row look-back; the tile below then rarely waits, and rarely
+ * of a tile (w) has a look-back of its own, on words that pack value and
+ * status (no fences), so a tile publishes its column totals as soon as
+ * its first pass ends, not after its row look-back; the tile below then rarely waits, and rarely
  * walks far up the strip (with 4 strips, 4096 x 4096, it walked about 30
  * tiles up, each a 4 KB vector). What differs inside a tile:
  *   - warp w owns rows q rw .. q rw + rw - 1 of the tile (q = w / 2, rw =
@@ -308,32 +308,57 @@ __device__ __noinline__ void u8_tile_rows_partial(
                              nrows, rw, hx, rowtot, cache);
 }
 
-/* Publishes w, what the band's rows left of the tile add up to (lane 0
- * of one warp). */
-__device__ __forceinline__ void u8_publish_w(const sat_lb<u32> &lb, u64 tile,
-                                             u32 w)
+__device__ __forceinline__ u64 u8_ld_pk(const u64 *p)
 {
-    lb.wagg[tile] = w;
-    parsum_k::fence_gpu();
-    parsum_k::st_status(lb.wst + tile, SAT_AGG);
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+/* Publishes w, what the band's rows left of the tile add up to, with
+ * status st (one thread): value and status in one 64-bit word, so no
+ * fence has to order them. */
+__device__ __forceinline__ void u8_publish_w(const sat_lb<u32> &lb, u64 tile,
+                                             u32 w, u32 st)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(lb.wpk + tile),
+                 "l"((u64)w << 32 | st)
+                 : "memory");
 }
 
 /* The block above-left of the tile (a warp; every warp takes it itself,
- * so that no barrier waits for it): the w of the tiles above, by a scalar
- * look-back of its own up the strip. The warp of the tile's own w (pub,
- * with w) also publishes the inclusive value, for the tiles below. */
+ * so that no barrier waits for it): the sum of w over the tiles above,
+ * looked back up the strip as sat_lookback does, but from the packed
+ * words alone: lane k polls the k-th tile up, and once every tile up to
+ * the nearest inclusive one has published, their values are in hand. */
 __device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
-                                                  u64 tile, u64 b, u64 strips,
-                                                  bool pub, u32 w)
+                                                  u64 tile, u64 b, u64 strips)
 {
+    const int lane = threadIdx.x & 31;
     u32 x = 0;
-    sat_lookback(
-        lb.wst, b, [&](u64 k) { return tile - (k + 1) * strips; },
-        [&](u64 p, bool inc) { x += __ldcg((inc ? lb.winc : lb.wagg) + p); });
-    if (pub && (threadIdx.x & 31) == 0) {
-        lb.winc[tile] = x + w;
-        parsum_k::fence_gpu();
-        parsum_k::st_status(lb.wst + tile, SAT_INC);
+    for (u64 base = 0; base < b; base += 32) {
+        u64 v;
+        int last;
+        for (;;) {
+            v = base + lane < b
+                    ? u8_ld_pk(lb.wpk + tile - (base + lane + 1) * strips)
+                    : (u64)SAT_INC;
+            const u32 st = (u32)v;
+            const unsigned inc = __ballot_sync(0xffffffffu, st == SAT_INC);
+            const unsigned none = __ballot_sync(0xffffffffu, st == 0u);
+            last = __ffs(inc) - 1;
+            const unsigned need =
+                last < 0 || last == 31 ? 0xffffffffu : (2u << last) - 1u;
+            if ((none & need) == 0u)
+                break;
+        }
+        const int cnt = last < 0 ? 32 : last + 1;
+        x += warp_sum(lane < cnt ? (u32)(v >> 32) : 0u);
+        if (last >= 0)
+            break;
     }
     return x;
 }
@@ -445,10 +470,12 @@ __global__ void __launch_bounds__(THREADS, 3)
     if (warp == 0) {
         w = warp_sum(hx[lane] + hx[lane + 32]);
         if (lane == 0)
-            u8_publish_w(lb, tile, w);
+            u8_publish_w(lb, tile, w, SAT_AGG);
     }
     u8_lookback_cols(lb, tile, b, g.strips, col);
-    const u32 wx = u8_lookback_corner(lb, tile, b, g.strips, warp == 0, w);
+    const u32 wx = u8_lookback_corner(lb, tile, b, g.strips);
+    if (i == 0)
+        u8_publish_w(lb, tile, wx + w, SAT_INC);
     if (PAD && b == 0)
         sat_zero_top<u32, 1>(tab, x0 + 4 * i, in.width, s);
     if (nrows == 0 || xh >= in.width)
