@@ -80,6 +80,17 @@ size_t sat_lb_bytes(const sat_geom &g, int ch, size_t acc)
            2 * round_up(tiles * ch * acc, 256);
 }
 
+/* The tiles of sat_u8_kernel: the general geometry's bands rounded up to
+ * a multiple of 4 rows (one to sixteen per warp), so never more tiles than
+ * the scratch holds look-back state for (sat_scratch_bytes). */
+sat_geom geom_u8(u64 w, u64 h)
+{
+    sat_geom g = geom_for(w, h);
+    g.band_rows = (g.band_rows + U8_RGROUPS - 1) / U8_RGROUPS * U8_RGROUPS;
+    g.bands = (h + g.band_rows - 1) / g.band_rows;
+    return g;
+}
+
 /* Scratch bytes of one table computation with accumulators of acc bytes
  * (the larger of the two methods' needs). */
 size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
@@ -164,15 +175,11 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
 }
 
 /* The table of a one-channel u8 image into U32 by sat_u8_kernel
- * (image_sat_u8.cuh). Its bands are the general geometry's rounded up to
- * a multiple of 4 rows (one to sixteen per warp), so it has no more tiles
- * than the scratch was sized for. */
+ * (image_sat_u8.cuh), on the tiles of geom_u8. */
 parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
                      int pad, carve &cv)
 {
-    sat_geom g = geom_for(src.width, src.height);
-    g.band_rows = (g.band_rows + U8_RGROUPS - 1) / U8_RGROUPS * U8_RGROUPS;
-    g.bands = (src.height + g.band_rows - 1) / g.band_rows;
+    const sat_geom g = geom_u8(src.width, src.height);
     sat_lb<u32> lb;
     parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb);
     if (s != PARSUM_OK)
