@@ -248,7 +248,7 @@ static size_t pad_to(size_t b, size_t a, size_t extra)
 
 /* One-channel U8 images into U32 tables with 16-byte aligned rows, the
  * case the GPU takes through its own kernel: strips of 1024 pixels full
- * and partial, bands of 8 to 64 rows full and partial, image rows aligned
+ * and partial, bands of 64 rows full and partial, image rows aligned
  * to 16 bytes and to 4 only, random pixels and all 255 (the largest of
  * the partial sums that kernel keeps in 16 bits). */
 static void test_u8_tiles(void **state)
