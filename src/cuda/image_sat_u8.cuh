@@ -6,13 +6,13 @@
  * bandwidth: with 4 pixels per thread it spent about 38 instructions per
  * pixel, most of them on a warp scan per row and unpacking.
  *
- * Same tiles (up to 64 rows x 1024 pixels) and look-back state as the
+ * Tiles of 64 rows x 1024 pixels (geom_u8) and the look-back state of the
  * general kernel, with one change to the look-backs: the block above-left
  * of a tile (w) has a look-back of its own, on words that pack value and
  * status (no fences), so a tile publishes its column totals as soon as
- * its first pass ends, not after its row look-back; the tile below then rarely waits, and rarely
- * walks far up the strip (with 4 strips, 4096 x 4096, it walked about 30
- * tiles up, each a 4 KB vector). What differs inside a tile:
+ * its first pass ends, not after its row look-back, and the tile below
+ * walks less far up the strip (at 4096 x 4096, 4 strips, it had walked
+ * about 30 tiles up, each a 4 KB vector). Inside a tile:
  *   - warp w owns rows q rw .. q rw + rw - 1 of the tile (q = w / 2, rw =
  *     band rows / 4) in half h = w % 2 of the strip (512 columns); lane l
  *     owns 4 groups of 4 pixels, group m at column 512 h + 128 m + 4 l, so
@@ -409,6 +409,27 @@ __device__ __forceinline__ void u8_lookback_rows(const sat_lb<u32> &lb,
     sat_post(lb.hst, tile, SAT_INC);
 }
 
+/* Suffix sums of the warps' column sums over the row groups, in place:
+ * cs[2 q + h] becomes what rows q rw and below add to each column of half
+ * h, cs[h] the tile's column totals. Thread i takes columns 4 i .. 4 i +
+ * 3 (group (i / 32) % 4 of lane i % 32 in half i / 128) and returns their
+ * totals. */
+__device__ __forceinline__ uint4 u8_col_suffix(u32 (*cs)[2 * U8_GROUPS][32])
+{
+    const int i = threadIdx.x, lane = i & 31;
+    const int hi = i / 128, mi = (i / 32) % 4;
+    u32 se = 0, so = 0;
+#pragma unroll
+    for (int q = U8_RGROUPS - 1; q >= 0; q--) {
+        u32 (*c)[32] = cs[2 * q + hi];
+        se += c[mi][lane];
+        c[mi][lane] = se;
+        so += c[U8_GROUPS + mi][lane];
+        c[U8_GROUPS + mi][lane] = so;
+    }
+    return make_uint4(se & 0xffffu, so & 0xffffu, se >> 16, so >> 16);
+}
+
 /* The whole table (see the top). band_rows = 4 rw; the dynamic shared
  * memory holds the tile's pixels, band_rows rows of 1024 bytes. */
 template <bool PAD>
@@ -442,25 +463,8 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
         rt = i < rows ? rowtot[i][0] + rowtot[i][1] : 0u;
         lb.hagg[tile * MAX_BAND + i] = rt;
     }
-    /* Suffix sums of the column sums over the row groups (thread i takes
-     * columns 4 i .. 4 i + 3: group mi of lane li in half hi): cs[2 q + h]
-     * becomes what rows q rw and below add to each column, cs[h] the
-     * tile's column totals. */
-    uint4 col;
-    {
-        const int hi = i / 128, mi = (i / 32) % 4;
-        u32 se = 0, so = 0;
-#pragma unroll
-        for (int qq = U8_RGROUPS - 1; qq >= 0; qq--) {
-            u32 (*c)[32] = cs[2 * qq + hi];
-            se += c[mi][lane];
-            c[mi][lane] = se;
-            so += c[U8_GROUPS + mi][lane];
-            c[U8_GROUPS + mi][lane] = so;
-        }
-        col = make_uint4(se & 0xffffu, so & 0xffffu, se >> 16, so >> 16);
-        __stcg(reinterpret_cast<uint4 *>(lb.vagg + tile * STRIP) + i, col);
-    }
+    const uint4 col = u8_col_suffix(cs);
+    __stcg(reinterpret_cast<uint4 *>(lb.vagg + tile * STRIP) + i, col);
     /* Both aggregates at once: the tile to the right waits for the row
      * totals, the one below for the column totals. */
     parsum_k::fence_gpu();
