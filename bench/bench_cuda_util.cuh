@@ -197,9 +197,10 @@ inline double median(std::vector<double> v)
 }
 
 /* Median over reps timed runs of f (after two untimed ones), in ms, by
- * events on the legacy default stream. */
-template <class F>
-double median_ms(int reps, F f)
+ * events on the legacy default stream; before() is queued ahead of each
+ * start event. */
+template <class B, class F>
+double median_ms_after(int reps, B before, F f)
 {
     cudaEvent_t a, b;
     BC(cudaEventCreate(&a));
@@ -208,6 +209,7 @@ double median_ms(int reps, F f)
     f();
     std::vector<double> t;
     for (int r = 0; r < reps; r++) {
+        before();
         BC(cudaEventRecord(a));
         f();
         BC(cudaEventRecord(b));
@@ -219,6 +221,12 @@ double median_ms(int reps, F f)
     BC(cudaEventDestroy(a));
     BC(cudaEventDestroy(b));
     return median(t);
+}
+
+template <class F>
+double median_ms(int reps, F f)
+{
+    return median_ms_after(reps, [] {}, f);
 }
 
 /* Holds the device for ns nanoseconds (one thread). */
@@ -231,38 +239,24 @@ static __global__ void spin_kernel(unsigned long long ns)
     while (t - t0 < ns);
 }
 
-/* Median device time of f over reps runs (after two untimed ones), in ms:
- * the L2 flushed before each run when cold (see l2_flush), then a 50 us
- * spin queued before the start event, so that the host's part of f
- * (argument checks, scratch, launches) is done before the device reaches
- * the start event and the time is the device's alone (as nvbench
- * measures). median_ms leaves that host time in: it matters for calls
- * that take tens of microseconds. */
+/* Median device time of f, as median_ms, with the L2 flushed before each
+ * run when cold (see l2_flush), then a 50 us spin queued before the start
+ * event, so that the host's part of f (argument checks, scratch,
+ * launches) is done before the device reaches the start event and the
+ * time is the device's alone (as nvbench measures). median_ms leaves that
+ * host time in: it matters for calls that take tens of microseconds. */
 template <class F>
 double median_device_ms(int reps, bool cold, F f)
 {
     const l2_flush flush;
-    cudaEvent_t a, b;
-    BC(cudaEventCreate(&a));
-    BC(cudaEventCreate(&b));
-    f();
-    f();
-    std::vector<double> t;
-    for (int r = 0; r < reps; r++) {
-        flush(cold);
-        spin_kernel<<<1, 1>>>(50000ull);
-        BC(cudaGetLastError());
-        BC(cudaEventRecord(a));
-        f();
-        BC(cudaEventRecord(b));
-        BC(cudaEventSynchronize(b));
-        float ms;
-        BC(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    BC(cudaEventDestroy(a));
-    BC(cudaEventDestroy(b));
-    return median(t);
+    return median_ms_after(
+        reps,
+        [&] {
+            flush(cold);
+            spin_kernel<<<1, 1>>>(50000ull);
+            BC(cudaGetLastError());
+        },
+        f);
 }
 
 /* What every CUDA benchmark opens: a CUDA context, its device made

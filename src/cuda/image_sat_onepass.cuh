@@ -32,6 +32,20 @@ struct sat_lb {
 
 constexpr u32 SAT_AGG = 1, SAT_INC = 2;
 
+/* Whether a look-back window of one warp can be summed, lane k holding
+ * the status v of the k-th predecessor: every one up to the nearest
+ * inclusive one has published; last: that one's lane (-1: none in the
+ * window, all 32 are summed and the look-back goes on). */
+__device__ __forceinline__ bool sat_window_ready(u32 v, int &last)
+{
+    const unsigned inc = __ballot_sync(0xffffffffu, v == SAT_INC);
+    const unsigned none = __ballot_sync(0xffffffffu, v == 0u);
+    last = __ffs(inc) - 1;
+    const unsigned need =
+        last < 0 || last == 31 ? 0xffffffffu : (2u << last) - 1u;
+    return (none & need) == 0u;
+}
+
 /* Decoupled look-back of one warp (all lanes call; warp-uniform n):
  * pred(k) is the tile k + 1 steps back, for k < n; add(p, inc) adds tile
  * p's values, its inclusive ones when inc. Lane k reads the status of
@@ -54,12 +68,7 @@ __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
              * which ends the look-back like an inclusive value. */
             v = base + lane < n ? parsum_k::ld_status(st + pred(base + lane))
                                 : SAT_INC;
-            const unsigned inc = __ballot_sync(0xffffffffu, v == SAT_INC);
-            const unsigned none = __ballot_sync(0xffffffffu, v == 0u);
-            last = __ffs(inc) - 1;
-            const unsigned need =
-                last < 0 || last == 31 ? 0xffffffffu : (2u << last) - 1u;
-            if ((none & need) == 0u)
+            if (sat_window_ready(v, last))
                 break;
         }
         parsum_k::fence_gpu();

@@ -350,13 +350,7 @@ __device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
             v = base + lane < b
                     ? u8_ld_pk(lb.wpk + tile - (base + lane + 1) * strips)
                     : (u64)SAT_INC;
-            const u32 st = (u32)v;
-            const unsigned inc = __ballot_sync(0xffffffffu, st == SAT_INC);
-            const unsigned none = __ballot_sync(0xffffffffu, st == 0u);
-            last = __ffs(inc) - 1;
-            const unsigned need =
-                last < 0 || last == 31 ? 0xffffffffu : (2u << last) - 1u;
-            if ((none & need) == 0u)
+            if (sat_window_ready((u32)v, last))
                 break;
         }
         const int cnt = last < 0 ? 32 : last + 1;
