@@ -806,9 +806,13 @@ PARSUM_API parsum_status parsum_image_copy(parsum_context *ctx,
  * given values are used. parsum_integral_box_sums adds offset * area back.
  *
  * table: width and height as the layout says; host or device as src; must
- * not overlap src. Complexity O(width * height): src is read once (CPU)
- * or twice (CUDA) and table written once. Errors: descriptors (see parsum_image), dtype pairs not
- * listed, unknown flags, table size mismatch, overlap. */
+ * not overlap src. Complexity O(width * height): table written once, src
+ * read from memory once (CUDA: integer tables in one pass that keeps each
+ * tile's pixels on chip where they fit, e.g. one-channel U8; other
+ * images read a tile a second time, mostly from the L2 cache; float
+ * tables take three steps that read src twice). Errors: descriptors (see
+ * parsum_image), dtype pairs not listed, unknown flags, table size
+ * mismatch, overlap. */
 #define PARSUM_INTEGRAL_OFFSET_MEAN 4u
 PARSUM_API parsum_status parsum_integral(parsum_context *ctx,
                                          const parsum_image *src,
