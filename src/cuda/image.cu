@@ -63,8 +63,9 @@ bool sat_u8_on()
     return e == NULL || strcmp(e, "0") != 0;
 }
 
-/* Bytes of the one-pass look-back state (sat_lb): status words and the
- * tile counter first (zeroed per call), then the value arrays. */
+/* Bytes of the one-pass look-back state (sat_lb): status words, the tile
+ * counter and sat_u8_kernel's packed words first (zeroed per call), then
+ * the value arrays. */
 size_t sat_lb_status_bytes(const sat_geom &g)
 {
     const u64 tiles = g.bands * g.strips;
