@@ -158,7 +158,10 @@ __device__ __forceinline__ void u8_store_group(u32 *o, u32 c, u64 rem,
     if (FULL || c + 4 <= rem) {
         const uint4 q = PAD ? make_uint4(before, a[0], a[1], a[2])
                             : make_uint4(a[0], a[1], a[2], a[3]);
-        __stwb(reinterpret_cast<uint4 *>(o + c), q);
+        /* Evict-first: the table is not read back here, and the look-back
+         * vectors and cached pixels keep L2 (0.1239 against 0.1256 ms at
+         * 8192^2 with write-back stores). */
+        __stcs(reinterpret_cast<uint4 *>(o + c), q);
         if (PAD && c + 4 == rem)
             o[rem] = a[3];
     } else if (c < rem) {
