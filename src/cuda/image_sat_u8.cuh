@@ -315,25 +315,13 @@ __device__ __noinline__ void u8_tile_rows_partial(
                              nrows, rw, hx, rowtot, cache);
 }
 
-__device__ __forceinline__ u64 u8_ld_pk(const u64 *p)
-{
-    u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
-                 : "=l"(v)
-                 : "l"(p)
-                 : "memory");
-    return v;
-}
-
 /* Publishes w, what the band's rows left of the tile add up to, with
  * status st (one thread): value and status in one 64-bit word, so no
  * fence has to order them. */
 __device__ __forceinline__ void u8_publish_w(const sat_lb<u32> &lb, u64 tile,
                                              u32 w, u32 st)
 {
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(lb.wpk + tile),
-                 "l"((u64)w << 32 | st)
-                 : "memory");
+    parsum_k::st_status(lb.wpk + tile, (u64)w << 32 | st);
 }
 
 /* The block above-left of the tile (a warp; every warp takes it itself,
@@ -351,7 +339,7 @@ __device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
         int last;
         for (;;) {
             v = base + lane < b
-                    ? u8_ld_pk(lb.wpk + tile - (base + lane + 1) * strips)
+                    ? parsum_k::ld_status(lb.wpk + tile - (base + lane + 1) * strips)
                     : (u64)SAT_INC;
             if (sat_window_ready((u32)v, last))
                 break;

@@ -312,6 +312,24 @@ __device__ __forceinline__ void st_status(u32 *p, u32 v)
                  : "memory");
 }
 
+/* The same for a 64-bit word (a value packed with its status). */
+__device__ __forceinline__ unsigned long long ld_status(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_status(unsigned long long *p,
+                                          unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+                 : "memory");
+}
+
 __device__ __forceinline__ void fence_gpu()
 {
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
