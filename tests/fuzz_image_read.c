@@ -11,7 +11,7 @@
  * malloc limit refuses a big image) with a message naming the function.
  * Anything else aborts, which the fuzzer records as a crash.
  *
- * The replay driver takes files and directories; a file named ok_* must
+ * The replay driver (an entry of parsum_tests, test_main.h) takes files and directories; a file named ok_* must
  * decode and one named bad_* must be refused with BAD_FILE (the seeds of
  * tests/corpus/image_read, made by image_read_seeds.py); other names
  * (fuzzer finds, crashers) only have to pass the checks above.
@@ -109,6 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef PARSUM_LIBFUZZER
+#include "test_main.h"
+
 /* Replays one file; returns 1 if it was a regular file, else 0. */
 static int replay_file(const char *path)
 {
@@ -157,7 +159,7 @@ static size_t replay(const char *path)
     return count;
 }
 
-int main(int argc, char **argv)
+PARSUM_TEST_MAIN(fuzz_image_read_replay)
 {
     size_t count = 0;
     for (int i = 1; i < argc; i++)

@@ -242,7 +242,7 @@ static void test_errors(void **state)
     ti_host_free(&h);
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_box_filter)
 {
     tu_init("box_filter");
     const struct CMUnitTest tests[] = {

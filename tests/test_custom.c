@@ -334,7 +334,7 @@ static const struct CMUnitTest tests[] = {
     CC(wide1024, 3000),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_custom)
 {
     for (int k = 0; k < WIDE_MAX_MAPS; k++)
         wide_identity[2 * k] = 1;

@@ -219,7 +219,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_many_threads_vs_ref),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_determinism)
 {
     tu_init("test_determinism");
     return tu_finish(TU_RUN("test_determinism", tests));

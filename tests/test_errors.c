@@ -560,7 +560,7 @@ static const struct CMUnitTest tests[] = {
     T(test_cuda_context_functions), T(test_cuda_argument_errors),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_errors)
 {
     tu_init("test_errors");
     return tu_finish(TU_RUN("test_errors", tests));

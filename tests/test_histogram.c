@@ -767,7 +767,7 @@ static void test_threads(void **state)
     assert_int_equal(failures, 0);
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_histogram)
 {
     tu_init("histogram");
     const struct CMUnitTest tests[] = {

@@ -223,7 +223,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_wrong_space, setup, teardown),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_histogram_errors)
 {
     tu_init("test_histogram_errors");
     return tu_finish(TU_RUN("test_histogram_errors", tests));

@@ -451,7 +451,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_sort_u8),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_huge)
 {
     tu_init("test_huge");
     void *p = NULL;

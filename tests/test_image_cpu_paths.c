@@ -859,7 +859,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_box_large),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_image_cpu_paths)
 {
     tu_init("test_image_cpu_paths");
     if (tu_backend != PARSUM_BACKEND_CPU)

@@ -498,7 +498,7 @@ static void test_without_stb(void **state)
 #define STB_TESTS cmocka_unit_test(test_without_stb),
 #endif
 
-int main(void)
+PARSUM_TEST_MAIN(test_image_io)
 {
     tio_init("image_io");
     const struct CMUnitTest tests[] = {

@@ -529,7 +529,7 @@ static void test_pfm_scales(void **state)
     }
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_image_io_errors)
 {
     tio_init("image_io_errors");
     const struct CMUnitTest tests[] = {

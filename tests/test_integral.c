@@ -673,7 +673,7 @@ static void test_errors(void **state)
     ti_host_free(&tt);
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_integral)
 {
     tu_init("integral");
     const struct CMUnitTest tests[] = {

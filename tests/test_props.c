@@ -226,7 +226,7 @@ static const struct CMUnitTest tests[] = {
     FLOAT_CASES(F32), FLOAT_CASES(F64),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_props)
 {
     tu_init("test_props");
     return tu_finish(TU_RUN("test_props", tests));

@@ -368,7 +368,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_ten_million),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_scan)
 {
     tu_init("test_scan");
     return tu_finish(TU_RUN("test_scan", tests));

@@ -423,7 +423,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_determinism),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_segmented)
 {
     tu_init("test_segmented");
     return tu_finish(TU_RUN("test_segmented", tests));

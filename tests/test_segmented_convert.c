@@ -234,7 +234,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_flags_to_offsets),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_segmented_convert)
 {
     tu_init("test_segmented_convert");
     return tu_finish(TU_RUN("test_segmented_convert", tests));

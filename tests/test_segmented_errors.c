@@ -409,7 +409,7 @@ static const struct CMUnitTest tests[] = {
     T(test_wrong_memory_space),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_segmented_errors)
 {
     tu_init("test_segmented_errors");
     return tu_finish(TU_RUN("test_segmented_errors", tests));

@@ -298,7 +298,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_keyed_determinism),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_segmented_keyed)
 {
     tu_init("test_segmented_keyed");
     return tu_finish(TU_RUN("test_segmented_keyed", tests));

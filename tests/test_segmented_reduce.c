@@ -577,7 +577,7 @@ static const struct CMUnitTest tests[] = {
     CC(pt3),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_segmented_reduce)
 {
     tu_init("test_segmented_reduce");
     return tu_finish(TU_RUN("test_segmented_reduce", tests));

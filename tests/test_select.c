@@ -954,7 +954,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_threads),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_select)
 {
     tu_init("test_select");
     return tu_finish(TU_RUN("test_select", tests));

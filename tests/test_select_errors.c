@@ -433,7 +433,7 @@ static const struct CMUnitTest tests[] = {
     T(test_overflow),     T(test_overlap),       T(test_wrong_memory_space),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_select_errors)
 {
     tu_init("test_select_errors");
     return tu_finish(TU_RUN("test_select_errors", tests));

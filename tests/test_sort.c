@@ -488,7 +488,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_segmented), cmocka_unit_test(test_threads),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_sort)
 {
     tu_init("test_sort");
     return tu_finish(TU_RUN("test_sort", tests));

@@ -281,7 +281,7 @@ static void test_segmented(void **state)
             }
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_sort_cpu_paths)
 {
     tu_init("test_sort_cpu_paths");
     if (tu_backend != PARSUM_BACKEND_CPU)

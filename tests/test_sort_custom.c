@@ -539,7 +539,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_errors),     cmocka_unit_test(test_huge),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_sort_custom)
 {
     tu_init("test_sort_custom");
     return tu_finish(TU_RUN("test_sort_custom", tests));

@@ -193,7 +193,7 @@ static const struct CMUnitTest tests[] = {
     T(test_wrong_memory_space),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_sort_errors)
 {
     tu_init("test_sort_errors");
     return tu_finish(TU_RUN("test_sort_errors", tests));

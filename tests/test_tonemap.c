@@ -494,7 +494,7 @@ static void test_errors(void **state)
     ti_host_free(&hd);
 }
 
-int main(void)
+PARSUM_TEST_MAIN(test_tonemap)
 {
     tu_init("tonemap");
     const struct CMUnitTest tests[] = {

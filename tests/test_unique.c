@@ -348,7 +348,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_threads),
 };
 
-int main(void)
+PARSUM_TEST_MAIN(test_unique)
 {
     tu_init("test_unique");
     return tu_finish(TU_RUN("test_unique", tests));

@@ -20,6 +20,7 @@
 #define PARSUM_TEST_UTIL_H
 
 #include "parsum.h"
+#include "test_main.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
