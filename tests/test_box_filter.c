@@ -32,13 +32,16 @@ static double fbound(const void *user, size_t x, size_t y, int c)
     return *(const double *)user;
 }
 
-static size_t run_case(const parsum_image *h, size_t rx, size_t ry,
-                       parsum_border border, size_t pad, const char *what)
+/* The box filter of host image h on the context (source row padding pad
+ * bytes, destination dpad) against the reference. */
+static size_t run_case_pads(const parsum_image *h, size_t rx, size_t ry,
+                            parsum_border border, size_t pad, size_t dpad,
+                            const char *what)
 {
     parsum_image want = ti_host(h->width, h->height, h->channels, h->dtype, 0);
     parsum_image got = ti_host(h->width, h->height, h->channels, h->dtype,
                                parsum_dtype_size(h->dtype));
-    parsum_image d = ti_to_ctx(h, pad), dd = ti_ctx_like(h, 2 * pad);
+    parsum_image d = ti_to_ctx(h, pad), dd = ti_ctx_like(h, dpad);
     TU_OK(parsum_box_filter(tu_ctx, &d, &dd, rx, ry, border));
     ti_from_ctx(&got, &dd);
     parsum__ref_box_filter(h, &want, rx, ry, border);
@@ -52,6 +55,12 @@ static size_t run_case(const parsum_image *h, size_t rx, size_t ry,
     ti_host_free(&want);
     ti_host_free(&got);
     return bad;
+}
+
+static size_t run_case(const parsum_image *h, size_t rx, size_t ry,
+                       parsum_border border, size_t pad, const char *what)
+{
+    return run_case_pads(h, rx, ry, border, pad, 2 * pad, what);
 }
 
 
@@ -119,6 +128,67 @@ static void test_large(void **state)
             tu_report(&failures, "%s failed", what);
         ti_host_free(&h);
     }
+    assert_int_equal(failures, 0);
+}
+
+/* Padding that makes a row of b bytes a multiple of a, plus extra. */
+static size_t pad_to(size_t b, size_t a, size_t extra)
+{
+    return (a - b % a) % a + extra;
+}
+
+/* One-channel U8 images at least 256 wide with radii up to 127, the case
+ * the GPU takes through its own kernel when rows are 4-byte aligned:
+ * strips of 512 loaded columns, full and partial, the first and last strip
+ * through the border rule, bands in both directions; all 255 for the
+ * largest window sums (255 * 255^2); rows 4-byte aligned and not (the
+ * general kernel then), source and destination alike. */
+static void test_u8_strips(void **state)
+{
+    (void)state;
+    static const size_t widths[] = {256, 259, 480, 483, 997, 2100};
+    static const size_t heights[] = {1, 6, 131};
+    static const size_t radii[][2] = {{0, 0},   {1, 1},    {15, 15},
+                                      {127, 127}, {127, 0}, {0, 127},
+                                      {64, 3},  {2, 70}};
+    size_t failures = 0, ncase = 0;
+    for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+        for (size_t hi = 0; hi < sizeof heights / sizeof *heights; hi++)
+            for (int fill = 0; fill < 2; fill++) {
+                const size_t w = widths[wi], h = heights[hi];
+                if (tu_quick && fill && hi != 2)
+                    continue;
+                parsum_image im = ti_host(w, h, 1, PARSUM_U8, 0);
+                tu_rng r = tu_rng_for(97, wi, hi, (uint64_t)fill);
+                if (fill)
+                    memset(im.data, 255, im.pitch * h);
+                else
+                    ti_fill(&r, &im, 0, 255);
+                for (size_t ri = 0; ri < sizeof radii / sizeof *radii; ri++)
+                    for (int bo = 0; bo < 5; bo++) {
+                        /* The reference's work, h (w + 2 rx) (2 ry + 1) +
+                         * h w (2 rx + 1), kept below ~2 * 10^7 a case. */
+                        const size_t rx = radii[ri][0], ry = radii[ri][1];
+                        if (h * (w + 2 * rx) * (2 * rx + 2 * ry + 2) >
+                            (tu_quick ? 5000000u : 20000000u))
+                            continue;
+                        /* Mostly aligned rows; every seventh case not. */
+                        const bool al = ncase++ % 7 != 0;
+                        const size_t pad = al ? pad_to(w, 4, 4 * (ncase % 3))
+                                              : pad_to(w, 4, 1);
+                        const size_t dpad = al ? pad_to(w, 4, 0) : 0;
+                        char what[160];
+                        snprintf(what, sizeof what,
+                                 "box u8 %zux%zu %s r %zu,%zu %s pitch %zu/%zu",
+                                 w, h, fill ? "all 255" : "random", rx, ry,
+                                 border_names[bo],
+                                 w + pad, w + dpad);
+                        if (run_case_pads(&im, rx, ry, (parsum_border)bo, pad,
+                                          dpad, what))
+                            tu_report(&failures, "%s failed", what);
+                    }
+                ti_host_free(&im);
+            }
     assert_int_equal(failures, 0);
 }
 
@@ -248,6 +318,7 @@ PARSUM_TEST_MAIN(test_box_filter)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_u8_strips),
         cmocka_unit_test(test_opencv),
         cmocka_unit_test(test_errors),
     };

@@ -3,6 +3,7 @@
  * and the box filter (kernels and their idea in image_kernels.cuh).
  */
 #include "cuda_internal.h"
+#include "image_box_u8.cuh"
 #include "image_sat_u8.cuh"
 
 #include <algorithm>
@@ -38,30 +39,30 @@ sat_geom geom_for(u64 w, u64 h)
     return g;
 }
 
+/* False when the environment variable `name` is "0": the switches below
+ * choose between kernels for measurements and for tests of every path. */
+bool env_on(const char *name)
+{
+    const char *e = getenv(name);
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
 /* The one-pass table serves integer accumulators; the environment
  * variable PARSUM_CUDA_SAT_ONEPASS=0 sends them through the three steps
  * instead (for measurements: both in one process). */
-bool sat_onepass_on()
-{
-    const char *e = getenv("PARSUM_CUDA_SAT_ONEPASS");
-    return e == NULL || strcmp(e, "0") != 0;
-}
+bool sat_onepass_on() { return env_on("PARSUM_CUDA_SAT_ONEPASS"); }
 
 /* PARSUM_CUDA_SAT_CACHE=0 keeps the one-pass kernel from caching a tile's
  * pixels in shared memory (for measurements and tests of both paths). */
-bool sat_cache_on()
-{
-    const char *e = getenv("PARSUM_CUDA_SAT_CACHE");
-    return e == NULL || strcmp(e, "0") != 0;
-}
+bool sat_cache_on() { return env_on("PARSUM_CUDA_SAT_CACHE"); }
 
 /* PARSUM_CUDA_SAT_U8=0 sends one-channel u8 images to the general
  * one-pass kernel instead of sat_u8_kernel (measurements, tests). */
-bool sat_u8_on()
-{
-    const char *e = getenv("PARSUM_CUDA_SAT_U8");
-    return e == NULL || strcmp(e, "0") != 0;
-}
+bool sat_u8_on() { return env_on("PARSUM_CUDA_SAT_U8"); }
+
+/* PARSUM_CUDA_BOX_U8=0 sends one-channel u8 images to the general box
+ * filter instead of box_u8_kernel (measurements, tests). */
+bool box_u8_on() { return env_on("PARSUM_CUDA_BOX_U8"); }
 
 /* Bytes of the one-pass look-back state (sat_lb): status words, the tile
  * counter and sat_u8_kernel's packed words first (zeroed per call), then
@@ -494,10 +495,66 @@ box_geom box_geom_for(const parsum__box_filter_args *a)
     return g;
 }
 
+/* box_u8_kernel serves one-channel u8 images at least BU8_MIN_WIDTH wide
+ * with radii up to 127 whose rows (source and destination) are 4-byte
+ * aligned. */
+bool box_u8_fits(const parsum__box_filter_args *a)
+{
+    return a->rx <= (size_t)BU8_MAX_R && a->ry <= (size_t)BU8_MAX_R &&
+           a->src.width >= (size_t)BU8_MIN_WIDTH &&
+           a->src.width < (1u << 30) && a->src.height < (1u << 30) &&
+           load_align(a->src) != 0 && load_align(a->dst) != 0 && box_u8_on();
+}
+
+/* Strips of BU8_STRIP loaded columns, a warp per strip and band; the bands
+ * are as many as fill one wave of resident warps. The mean's multiplier:
+ * with l = ceil(log2 area), m = ceil(2^(24 + l) / area) gives floor(n /
+ * area) = (n m) >> (24 + l) for every n < 2^24 (Granlund and Montgomery
+ * 1994, theorem 4.2), and the rounded sums stay below 2^24: at most 255
+ * area + area / 2 with area <= 255^2. */
+parsum_status box_u8_run(parsum_context *ctx, const parsum__box_filter_args *a)
+{
+    box_u8_geom g = {};
+    g.width = (int)a->src.width;
+    g.height = (int)a->src.height;
+    g.rx = (int)a->rx;
+    g.ry = (int)a->ry;
+    g.border = (int)a->border;
+    g.s = (g.rx + 4) & ~3;
+    g.ow = (BU8_STRIP - g.s - g.rx) & ~3;
+    g.strips = (g.width + g.ow - 1) / g.ow;
+    const u64 area = (u64)(2 * g.rx + 1) * (u64)(2 * g.ry + 1);
+    int l = 0;
+    while ((1ull << l) < area)
+        l++;
+    const u64 m = ((1ull << (24 + l)) + area - 1) / area;
+    g.mul = (u32)m;
+    g.addend = (area / 2) * m;
+    g.shift = 24 + l;
+    int per_sm = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_sm, box_u8_kernel, 32 * BU8_WARPS, 0));
+    const u64 slots = (u64)std::max(per_sm, 1) * BU8_WARPS *
+                      (u64)parsum__cuda_st(ctx)->sm_count;
+    const u64 bands = std::max<u64>(1, slots / (u64)g.strips);
+    g.band_rows = (int)std::max<u64>(8, (a->src.height + bands - 1) / bands);
+    const u64 items = (u64)g.strips *
+                      ((a->src.height + g.band_rows - 1) / g.band_rows);
+    img_out d = {static_cast<char *>(a->dst.data), a->dst.pitch};
+    box_u8_kernel<<<(unsigned)((items + BU8_WARPS - 1) / BU8_WARPS),
+                    32 * BU8_WARPS, 0, parsum__cuda_st(ctx)->stream>>>(
+        in_of(a->src), d, g, (int)items);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
 template <class Dst, class Tab, class Acc, int CH>
 parsum_status box_run(parsum_context *ctx, const parsum__box_filter_args *a,
                       const parsum_image &tab, carve &cv)
 {
+    if constexpr (std::is_same<Dst, uint8_t>::value && CH == 1)
+        if (box_u8_fits(a))
+            return box_u8_run(ctx, a);
     if (a->rx <= (size_t)BOX_STREAM_MAX_RX) {
         const box_geom g = box_geom_for<Dst>(a);
         const u64 ow = STRIP - 2 * a->rx - 1;

@@ -284,34 +284,52 @@ static void store_mean(const parsum_image *dst, size_t x, size_t y, int c,
     }
 }
 
+/* Separable: for each output row, the window's column sums over the
+ * virtual columns x - rx .. x + rx of every x (each through the border
+ * rule), then their sum along the row. O(w h (rx + ry)) work, so the
+ * tests can check radii up to the GPU kernels' limits on real widths. */
 void parsum__ref_box_filter(const parsum_image *src, const parsum_image *dst,
                             size_t rx, size_t ry, parsum_border border)
 {
     bool fl = src->dtype == PARSUM_F32 || src->dtype == PARSUM_F64;
     int64_t area = (int64_t)(2 * rx + 1) * (int64_t)(2 * ry + 1);
+    const size_t vw = src->width + 2 * rx; /* virtual columns -rx .. w+rx-1 */
+    int64_t *icol = malloc(vw * sizeof *icol);
+    double *fcol = malloc(vw * sizeof *fcol);
+    if (icol == NULL || fcol == NULL)
+        abort();
     for (size_t y = 0; y < src->height; y++)
-        for (size_t x = 0; x < src->width; x++)
-            for (int c = 0; c < src->channels; c++) {
-                int64_t is = 0;
-                double fs = 0;
+        for (int c = 0; c < src->channels; c++) {
+            for (size_t v = 0; v < vw; v++) {
+                bool zx, zy;
+                size_t sx = parsum__ref_border_index((int64_t)v - (int64_t)rx,
+                                                     src->width, border, &zx);
+                icol[v] = 0;
+                fcol[v] = 0;
+                if (zx)
+                    continue;
                 for (int64_t dy = -(int64_t)ry; dy <= (int64_t)ry; dy++) {
-                    bool zy, zx;
                     size_t sy = parsum__ref_border_index((int64_t)y + dy,
                                                          src->height, border,
                                                          &zy);
                     if (zy)
                         continue;
-                    for (int64_t dx = -(int64_t)rx; dx <= (int64_t)rx; dx++) {
-                        size_t sx = parsum__ref_border_index(
-                            (int64_t)x + dx, src->width, border, &zx);
-                        if (zx)
-                            continue;
-                        if (fl)
-                            fs += parsum__ref_sample_f64(src, sx, sy, c);
-                        else
-                            is += parsum__ref_sample_i64(src, sx, sy, c);
-                    }
+                    if (fl)
+                        fcol[v] += parsum__ref_sample_f64(src, sx, sy, c);
+                    else
+                        icol[v] += parsum__ref_sample_i64(src, sx, sy, c);
+                }
+            }
+            for (size_t x = 0; x < src->width; x++) {
+                int64_t is = 0;
+                double fs = 0;
+                for (size_t v = x; v <= x + 2 * rx; v++) {
+                    is += icol[v];
+                    fs += fcol[v];
                 }
                 store_mean(dst, x, y, c, is, fs, area);
             }
+        }
+    free(icol);
+    free(fcol);
 }
