@@ -17,7 +17,7 @@
  *     add of the entering row and one subtract of the leaving row a word.
  *   - Horizontal: the 4 sums' prefix inside a lane, a warp scan per group
  *     (the 4 groups' scans are independent), the groups chained by their
- *     totals: the strip's row prefix P, written to the warp's 4 KB of
+ *     totals: the strip's row prefix P, written to the warp's 2 KB of
  *     shared memory. Output i of the strip is P(i + s + rx) - P(i + s -
  *     rx - 1): the strip's loaded columns start s columns left of its
  *     first output.
@@ -42,7 +42,7 @@
 #ifndef PARSUM_IMAGE_BOX_U8_CUH
 #define PARSUM_IMAGE_BOX_U8_CUH
 
-#include "image_sat_onepass.cuh"
+#include "image_kernels.cuh"
 
 namespace parsum_img {
 
