@@ -83,12 +83,11 @@ bu8_row(const img_in &in, int y, const box_u8_geom &g)
 /* The column virtual column x reads under the border rule, or -1 (ZERO
  * border): border_map without its divisions, for x within one image width
  * of the image (box_u8_fits asks for width >= BU8_MIN_WIDTH > rx + 3). */
-__device__ __forceinline__ int bu8_col(int x, const box_u8_geom &g)
+__device__ __forceinline__ int bu8_col(int x, int w, int border)
 {
-    const int w = g.width;
     if ((unsigned)x < (unsigned)w)
         return x;
-    switch (g.border) {
+    switch (border) {
     case 0: return -1;                                  /* ZERO */
     case 1: return x < 0 ? 0 : w - 1;                   /* CLAMP */
     case 2: return x < 0 ? -1 - x : 2 * w - 1 - x;      /* REFLECT */
@@ -104,12 +103,9 @@ __device__ __forceinline__ int bu8_col(int x, const box_u8_geom &g)
 __device__ __noinline__ u32 bu8_fetch_edge(const unsigned char *r, int x,
                                            int width, int border)
 {
-    box_u8_geom g = {};
-    g.width = width;
-    g.border = border;
     u32 v = 0;
     for (int j = 0; j < 4; j++) {
-        const int c = bu8_col(x + j, g);
+        const int c = bu8_col(x + j, width, border);
         if (c >= 0)
             v |= (u32)r[c] << (8 * j);
     }
