@@ -131,12 +131,6 @@ static void test_large(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Padding that makes a row of b bytes a multiple of a, plus extra. */
-static size_t pad_to(size_t b, size_t a, size_t extra)
-{
-    return (a - b % a) % a + extra;
-}
-
 /* One-channel U8 images at least 256 wide with radii up to 127, the case
  * the GPU takes through its own kernel when rows are 4-byte aligned:
  * strips of 512 loaded columns, full and partial, the first and last strip
@@ -174,9 +168,10 @@ static void test_u8_strips(void **state)
                             continue;
                         /* Mostly aligned rows; every seventh case not. */
                         const bool al = ncase++ % 7 != 0;
-                        const size_t pad = al ? pad_to(w, 4, 4 * (ncase % 3))
-                                              : pad_to(w, 4, 1);
-                        const size_t dpad = al ? pad_to(w, 4, 0) : 0;
+                        const size_t pad =
+                            al ? ti_pad_to(w, 4, 4 * (ncase % 3))
+                               : ti_pad_to(w, 4, 1);
+                        const size_t dpad = al ? ti_pad_to(w, 4, 0) : 0;
                         char what[160];
                         snprintf(what, sizeof what,
                                  "box u8 %zux%zu %s r %zu,%zu %s pitch %zu/%zu",

@@ -147,6 +147,11 @@ int ti_python_cv2(const char *code, const char *const *args, int nargs)
     return rc == 0 ? 0 : (rc == -1 ? 1 : WEXITSTATUS(rc) == 77 ? 1 : WEXITSTATUS(rc));
 }
 
+size_t ti_pad_to(size_t b, size_t a, size_t extra)
+{
+    return (a - b % a) % a + extra;
+}
+
 void ti_range(parsum_dtype d, double *lo, double *hi)
 {
     switch (d) {

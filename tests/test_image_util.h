@@ -35,6 +35,10 @@ size_t ti_compare(const parsum_image *want, const parsum_image *got,
 /* True when the padding bytes of host image h still hold TU_POISON. */
 bool ti_padding_intact(const parsum_image *h);
 
+/* Row padding that makes a row of b bytes a multiple of a bytes, plus
+ * extra: for pitches with a given alignment (or, with extra, without). */
+size_t ti_pad_to(size_t b, size_t a, size_t extra);
+
 /* The sample range the image tests draw from: the full range of U8, U16
  * and I32, [-1, 1) for floats. */
 void ti_range(parsum_dtype d, double *lo, double *hi);

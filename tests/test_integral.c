@@ -240,12 +240,6 @@ static void test_large(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Pad bytes that make a row of b bytes a multiple of a, plus extra. */
-static size_t pad_to(size_t b, size_t a, size_t extra)
-{
-    return (a - b % a) % a + extra;
-}
-
 /* One-channel U8 images into U32 tables with 16-byte aligned rows, the
  * case the GPU takes through its own kernel: strips of 1024 pixels full
  * and partial, bands of 64 rows full and partial, image rows aligned
@@ -271,8 +265,9 @@ static void test_u8_tiles(void **state)
             for (unsigned flags = 0; flags < 2; flags++)
                 for (int a16 = 0; a16 < 2; a16++) {
                     size_t p = flags ? 0 : 1;
-                    size_t pad = a16 ? pad_to(w, 16, 0) : pad_to(w, 4, 4);
-                    size_t tpad = pad_to((w + p) * 4, 16, 16);
+                    size_t pad = a16 ? ti_pad_to(w, 16, 0)
+                                     : ti_pad_to(w, 4, 4);
+                    size_t tpad = ti_pad_to((w + p) * 4, 16, 16);
                     char what[128];
                     snprintf(what, sizeof what,
                              "integral u8 -> u32 %zux%zu %s flags %u row "
