@@ -30,9 +30,15 @@
  * s is a multiple of 4 at least rx + 1 and the strip's first output a
  * multiple of 4, so loads and stores are aligned 4-byte accesses where the
  * image rows are 4-byte aligned (image.cu takes this kernel only then).
- * Columns outside the image (the first and last strip) are read through
- * the border rule byte by byte; rows outside it through the rule once per
- * row.
+ * Rows outside the image go through the border rule once per row. The
+ * lanes of the first and last strips whose groups are not wholly inside
+ * the image ("edge groups") read the two aligned words that hold their
+ * mapped columns by cp.async into shared memory and pick the bytes with
+ * one byte permute when the row is used, so that their loads are in
+ * flight a row ahead like everyone else's: byte loads through the rule,
+ * waited for on each row, made those two strips' warps ~3x slower than
+ * the others and set the kernel's time (one wave: the slowest warp ends
+ * it).
  *
  * Bands alternate in direction: band 2k is processed bottom-up and band 2k
  * + 1 top-down, so two neighbouring bands start (and finish) at their
@@ -96,35 +102,90 @@ __device__ __forceinline__ int bu8_col(int x, int w, int border)
     }
 }
 
-/* Columns x .. x + 3 of row r through the border rule, byte by byte; not
- * inlined: only the first and last strips' edge lanes come here, and
- * inlined for every group of both prefetched rows it made the kernel
- * spill. */
-__device__ __noinline__ u32 bu8_fetch_edge(const unsigned char *r, int x,
-                                           int width, int border)
+/* Where an edge group (a lane's group of 4 columns that is needed but not
+ * wholly inside the image) finds its bytes: the 4 virtual columns x .. x +
+ * 3 (x a multiple of 4) map under the border rule to columns that lie in
+ * at most two aligned words of the row (checked for every width from 256,
+ * radius to 127 and border: a mirror or a wrap of an aligned group of 4
+ * touches at most two words, and a group straddling the right edge is
+ * its own word and one more), so the group is __byte_perm(word o0, word
+ * o1, sel) & zm. zm == 0: every column is a ZERO border's made-up zero. */
+struct bu8_edge {
+    int o0, o1; /* byte offsets of the two aligned words in the row */
+    u32 sel, zm;
+};
+
+__device__ __noinline__ bu8_edge bu8_edge_of(int x, int width, int border)
 {
-    u32 v = 0;
+    bu8_edge d = {0, 0, 0, 0};
+    int w0 = -1, w1 = -1;
     for (int j = 0; j < 4; j++) {
         const int c = bu8_col(x + j, width, border);
-        if (c >= 0)
-            v |= (u32)r[c] << (8 * j);
+        if (c < 0)
+            continue;
+        const int q = c >> 2;
+        if (w0 < 0)
+            w0 = q;
+        int b = c & 3;
+        if (q != w0) {
+            w1 = q; /* the second word (there is no third) */
+            b += 4;
+        }
+        d.sel |= (u32)b << (4 * j);
+        d.zm |= 0xffu << (8 * j);
     }
-    return v;
+    d.o0 = 4 * max(w0, 0);
+    d.o1 = 4 * (w1 < 0 ? max(w0, 0) : w1);
+    return d;
+}
+
+/* Edge groups are at most BU8_EDGES per lane: left of the image only group
+ * 0 (s <= 128), right of its last whole word at most two (they lie within
+ * 130 columns: x + 3 >= width, x < width + rx). Their descriptors and
+ * their words in flight (cp.async: no registers held while they travel;
+ * two rows' worth, the entering and the leaving row) live in shared
+ * memory, per warp. */
+constexpr int BU8_EDGES = 3;
+struct bu8_edge_smem {
+    bu8_edge desc[BU8_EDGES][32];
+    u32 word[2][BU8_EDGES][2][32]; /* [row kind][edge][word][lane] */
+};
+
+__device__ __forceinline__ void bu8_cp4(u32 *dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                     (u32)__cvta_generic_to_shared(dst)),
+                 "l"(src)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bu8_cp_wait()
+{
+    asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
 /* A lane's 4 bytes of one row for each of its groups: lane's group m at
  * image columns gx0 + 128 m .. + 3 of row r (NULL: a ZERO border's zeros).
- * EDGE: groups that no output needs (clear in ld) read nothing, groups
- * not wholly inside the image (clear in in) go through the border rule
- * byte by byte. LAST: the row's last use (the row leaving the window). */
+ * EDGE: groups that no output needs (clear in ld) read nothing; the words
+ * of edge groups (needed, not wholly inside the image: clear in in) go to
+ * the warp's shared slots of this row kind, and bu8_take completes them
+ * once they have arrived. LAST: the row's last use (the row leaving the
+ * window). */
 template <bool EDGE, bool LAST>
 __device__ __forceinline__ void bu8_fetch(u32 (&v)[BU8_GROUPS],
                                           const unsigned char *r, int gx0,
-                                          u32 in, u32 ld, const box_u8_geom &g)
+                                          u32 in, u32 ld, bu8_edge_smem *es,
+                                          int kind)
 {
+    const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int m = 0; m < BU8_GROUPS; m++)
         v[m] = 0;
+    if (EDGE && r == nullptr) {
+        for (int e = 0; e < __popc(ld & ~in); e++)
+            es->word[kind][e][0][lane] = es->word[kind][e][1][lane] = 0;
+        return;
+    }
     if (r == nullptr)
         return;
     const u32 *p = reinterpret_cast<const u32 *>(r + gx0);
@@ -136,7 +197,33 @@ __device__ __forceinline__ void bu8_fetch(u32 (&v)[BU8_GROUPS],
             v[m] = LAST ? __ldcs(p + 32 * m) : __ldg(p + 32 * m);
             continue;
         }
-        v[m] = bu8_fetch_edge(r, gx0 + 128 * m, g.width, g.border);
+        const int e = __popc(ld & ~in & ((1u << m) - 1));
+        const bu8_edge d = es->desc[e][lane];
+        if (d.zm != 0) {
+            bu8_cp4(&es->word[kind][e][0][lane], r + d.o0);
+            bu8_cp4(&es->word[kind][e][1][lane], r + d.o1);
+        }
+    }
+}
+
+/* The edge groups of a row fetched into slots of this kind, after
+ * bu8_cp_wait. */
+template <bool EDGE>
+__device__ __forceinline__ void bu8_take(u32 (&v)[BU8_GROUPS], u32 in, u32 ld,
+                                         const bu8_edge_smem *es, int kind)
+{
+    if (!EDGE)
+        return;
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int m = 0; m < BU8_GROUPS; m++) {
+        if (!((ld & ~in) >> m & 1))
+            continue;
+        const int e = __popc(ld & ~in & ((1u << m) - 1));
+        const bu8_edge &d = es->desc[e][lane];
+        v[m] = __byte_perm(es->word[kind][e][0][lane],
+                           es->word[kind][e][1][lane], d.sel) &
+               d.zm;
     }
 }
 
@@ -166,7 +253,8 @@ constexpr int BU8_Q = BU8_STRIP / 4;
 template <bool EDGE>
 __device__ __forceinline__ void
 bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
-         int ybeg, int yend, int dir, u32 inmask, u32 ldmask, u32 *P)
+         int ybeg, int yend, int dir, u32 inmask, u32 ldmask, u32 *P,
+         bu8_edge_smem *es)
 {
     const int lane = threadIdx.x & 31;
     /* Image column of lane's group m: gx0 + 128 m. */
@@ -186,15 +274,22 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
 #pragma unroll
     for (int m = 0; m < BU8_GROUPS; m++)
         cs[m][0] = cs[m][1] = 0;
-    /* The first row's window. */
-#pragma unroll 2
-    for (int y = ybeg - g.ry; y <= ybeg + g.ry; y++) {
-        u32 v[BU8_GROUPS];
-        bu8_fetch<EDGE, false>(v, bu8_row(in, y, g), gx0, inmask, ldmask, g);
+    /* The first row's window, two rows of loads in flight. */
+    for (int y = ybeg - g.ry; y <= ybeg + g.ry; y += 2) {
+        u32 a[BU8_GROUPS], b[BU8_GROUPS];
+        bu8_fetch<EDGE, false>(a, bu8_row(in, y, g), gx0, inmask, ldmask, es, 0);
+        bu8_fetch<EDGE, false>(
+            b, y + 1 <= ybeg + g.ry ? bu8_row(in, y + 1, g) : nullptr, gx0,
+            inmask, ldmask, es, 1);
+        if (EDGE) {
+            bu8_cp_wait();
+            bu8_take<EDGE>(a, inmask, ldmask, es, 0);
+            bu8_take<EDGE>(b, inmask, ldmask, es, 1);
+        }
 #pragma unroll
         for (int m = 0; m < BU8_GROUPS; m++) {
-            cs[m][0] += bu8_lo(v[m]);
-            cs[m][1] += bu8_hi(v[m]);
+            cs[m][0] += bu8_lo(a[m]) + bu8_lo(b[m]);
+            cs[m][1] += bu8_hi(a[m]) + bu8_hi(b[m]);
         }
     }
     /* Per-lane shared addresses of the two prefix values output j needs:
@@ -212,9 +307,9 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
     u32 ne[BU8_GROUPS], nl[BU8_GROUPS];
     auto fetch_next = [&](int y) {
         bu8_fetch<EDGE, false>(ne, bu8_row(in, y + dir * g.ry, g), gx0,
-                               inmask, ldmask, g);
+                               inmask, ldmask, es, 0);
         bu8_fetch<EDGE, true>(nl, bu8_row(in, y - dir * (g.ry + 1), g), gx0,
-                              inmask, ldmask, g);
+                              inmask, ldmask, es, 1);
     };
     if (ybeg + dir != yend)
         fetch_next(ybeg + dir);
@@ -224,6 +319,11 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
 #pragma unroll
             for (int m = 0; m < BU8_GROUPS; m++)
                 e[m] = ne[m], l[m] = nl[m];
+            if (EDGE) {
+                bu8_cp_wait();
+                bu8_take<EDGE>(e, inmask, ldmask, es, 0);
+                bu8_take<EDGE>(l, inmask, ldmask, es, 1);
+            }
             if (y + dir != yend)
                 fetch_next(y + dir);
 #pragma unroll
@@ -281,6 +381,7 @@ __global__ void __launch_bounds__(32 * BU8_WARPS, BU8_BLOCKS)
     box_u8_kernel(img_in in, img_out dst, box_u8_geom g, int items)
 {
     __shared__ u32 prefix[BU8_WARPS][BU8_STRIP];
+    __shared__ bu8_edge_smem edge_smem[BU8_WARPS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int item = blockIdx.x * BU8_WARPS + warp;
     if (item >= items)
@@ -305,12 +406,21 @@ __global__ void __launch_bounds__(32 * BU8_WARPS, BU8_BLOCKS)
     const bool edge = !__all_sync(0xffffffffu, inmask == (1u << BU8_GROUPS) - 1);
     const int dir = band & 1 ? 1 : -1;
     const int ybeg = dir > 0 ? y0 : y1 - 1, yend = dir > 0 ? y1 : y0 - 1;
-    if (edge)
+    if (edge) {
+        /* The edge groups' word addresses and byte selections, the same
+         * for every row. */
+        bu8_edge_smem *es = &edge_smem[warp];
+        const u32 em = ldmask & ~inmask;
+        for (int m = 0, e = 0; m < BU8_GROUPS; m++)
+            if (em >> m & 1)
+                es->desc[e++][lane] =
+                    bu8_edge_of(x0 - g.s + 128 * m + 4 * lane, g.width, g.border);
         bu8_band<true>(in, dst, g, x0, ybeg, yend, dir, inmask, ldmask,
-                       prefix[warp]);
-    else
+                       prefix[warp], es);
+    } else {
         bu8_band<false>(in, dst, g, x0, ybeg, yend, dir, inmask, ldmask,
-                        prefix[warp]);
+                        prefix[warp], nullptr);
+    }
 }
 
 } /* namespace parsum_img */
