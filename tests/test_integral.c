@@ -241,17 +241,18 @@ static void test_large(void **state)
 }
 
 /* One-channel U8 images into U32 tables with 16-byte aligned rows, the
- * case the GPU takes through its own kernel: strips of 1024 pixels full
+ * case the GPU takes through its own kernels: strips of 1024 pixels full
  * and partial, bands of 64 rows full and partial, image rows aligned
  * to 16 bytes and to 4 only, random pixels and all 255 (the largest of
- * the partial sums that kernel keeps in 16 bits). */
+ * the partial sums those kernels keep in 16 bits); more than 32 strips
+ * and more than 256 bands (the carry step's loops go round again). */
 static void test_u8_tiles(void **state)
 {
     (void)state;
     static const size_t sizes[][2] = {
         {1, 1},     {5, 9},     {1023, 64}, {1024, 65}, {1025, 63},
         {2048, 8},  {3001, 129}, {130, 700}, {4100, 300}, {1, 1000},
-        {1000, 1},  {2052, 520}};
+        {1000, 1},  {2052, 520}, {33797, 3}, {70, 17000}};
     size_t failures = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         for (int fill = 0; fill < 2; fill++) {

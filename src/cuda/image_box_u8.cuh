@@ -151,19 +151,6 @@ struct bu8_edge_smem {
     u32 word[2][BU8_EDGES][2][32]; /* [row kind][edge][word][lane] */
 };
 
-__device__ __forceinline__ void bu8_cp4(u32 *dst, const void *src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
-                     (u32)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
-}
-
-__device__ __forceinline__ void bu8_cp_wait()
-{
-    asm volatile("cp.async.wait_all;" ::: "memory");
-}
-
 /* A lane's 4 bytes of one row for each of its groups: lane's group m at
  * image columns gx0 + 128 m .. + 3 of row r (NULL: a ZERO border's zeros).
  * EDGE: groups that no output needs (clear in ld) read nothing; the words
@@ -200,14 +187,14 @@ __device__ __forceinline__ void bu8_fetch(u32 (&v)[BU8_GROUPS],
         const int e = __popc(ld & ~in & ((1u << m) - 1));
         const bu8_edge d = es->desc[e][lane];
         if (d.zm != 0) {
-            bu8_cp4(&es->word[kind][e][0][lane], r + d.o0);
-            bu8_cp4(&es->word[kind][e][1][lane], r + d.o1);
+            cp_async4(&es->word[kind][e][0][lane], r + d.o0);
+            cp_async4(&es->word[kind][e][1][lane], r + d.o1);
         }
     }
 }
 
 /* The edge groups of a row fetched into slots of this kind, after
- * bu8_cp_wait. */
+ * cp_async_wait_all. */
 template <bool EDGE>
 __device__ __forceinline__ void bu8_take(u32 (&v)[BU8_GROUPS], u32 in, u32 ld,
                                          const bu8_edge_smem *es, int kind)
@@ -227,17 +214,12 @@ __device__ __forceinline__ void bu8_take(u32 (&v)[BU8_GROUPS], u32 in, u32 ld,
     }
 }
 
-/* Inclusive sum over the warp's lanes: shuffles whose predicate says
- * whether the source lane exists, so each step is two instructions. */
+/* Inclusive sum over the warp's lanes (shfl_up_add steps). */
 __device__ __forceinline__ u32 bu8_warp_scan(u32 v)
 {
 #pragma unroll
     for (int d = 1; d < 32; d *= 2)
-        asm("{ .reg .u32 t; .reg .pred p;\n"
-            "  shfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n"
-            "  @p add.u32 %0, %0, t; }"
-            : "+r"(v)
-            : "r"(d));
+        shfl_up_add(v, d);
     return v;
 }
 
@@ -282,7 +264,7 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
             b, y + 1 <= ybeg + g.ry ? bu8_row(in, y + 1, g) : nullptr, gx0,
             inmask, ldmask, es, 1);
         if (EDGE) {
-            bu8_cp_wait();
+            cp_async_wait_all();
             bu8_take<EDGE>(a, inmask, ldmask, es, 0);
             bu8_take<EDGE>(b, inmask, ldmask, es, 1);
         }
@@ -320,7 +302,7 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
             for (int m = 0; m < BU8_GROUPS; m++)
                 e[m] = ne[m], l[m] = nl[m];
             if (EDGE) {
-                bu8_cp_wait();
+                cp_async_wait_all();
                 bu8_take<EDGE>(e, inmask, ldmask, es, 0);
                 bu8_take<EDGE>(l, inmask, ldmask, es, 1);
             }

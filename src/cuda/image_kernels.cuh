@@ -79,6 +79,46 @@ __device__ __forceinline__ T shfl_xor(T v, int d)
     return __shfl_xor_sync(0xffffffffu, v, d);
 }
 
+/* One step of a 32-bit inclusive warp scan: v += v of lane - d where that
+ * lane exists. The shuffle's predicate says whether it does, so the step
+ * is two instructions (shuffle, predicated add) instead of three. */
+__device__ __forceinline__ void shfl_up_add(u32 &v, int d)
+{
+    asm("{ .reg .u32 t; .reg .pred p;\n"
+        "  shfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n"
+        "  @p add.u32 %0, %0, t; }"
+        : "+r"(v)
+        : "r"(d));
+}
+
+/* Asynchronous 4-byte copy from global to shared memory (cp.async, sm_80
+ * and later): no register holds the word while it travels. n = 0 reads
+ * nothing and writes zero. Both addresses 4-byte aligned. */
+__device__ __forceinline__ void cp_async4(void *dst, const void *src, int n = 4)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                     (u32)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(n)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Waits until at most N of this thread's committed groups are in flight. */
+template <int N>
+__device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_wait_all()
+{
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 /* The sum over the warp, in every lane; one instruction for 32-bit
  * integers (sm_80 and later), a fixed butterfly otherwise. */
 template <class T>

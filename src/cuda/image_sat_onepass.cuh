@@ -9,6 +9,8 @@
 #include "image_sat.cuh"
 #include "lookback.cuh"
 
+#include <type_traits>
+
 namespace parsum_img {
 
 /* Look-back state of the one-pass table, per tile t = band * strips +
@@ -163,12 +165,18 @@ __device__ __forceinline__ void sat_lookback_cols(const sat_lb<Acc> &lb,
 template <class Acc>
 __device__ __forceinline__ Acc warp_incl_scan(Acc v)
 {
-    const int lane = threadIdx.x & 31;
+    if constexpr (std::is_same<Acc, u32>::value) {
 #pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        Acc o = shfl_up(v, d);
-        if (lane >= d)
-            v += o;
+        for (int d = 1; d < 32; d *= 2)
+            shfl_up_add(v, d);
+    } else {
+        const int lane = threadIdx.x & 31;
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            Acc o = shfl_up(v, d);
+            if (lane >= d)
+                v += o;
+        }
     }
     return v;
 }

@@ -22,20 +22,26 @@
  *     product with 1, 1 1, 1 1 1, 1 1 1 1 accumulated onto the group's
  *     base), and the 4 groups' lane prefixes go through 2 warp scans of
  *     two 16-bit fields (4 bytes sum to at most 1020, 32 lanes' to at most
- *     32640): about 5 instructions per pixel and row; the right half's
+ *     32640; each scan step a shuffle with a predicate, shfl_up_add):
+ *     about 5 instructions per pixel and row; the right half's
  *     rows start from the left half's row totals of the first pass, so the
  *     two warps of a row group never wait for each other;
  *   - column sums of a warp's rows are kept as 16-bit pairs (16 rows of
  *     bytes sum to at most 4080, a tile's 64 rows to 16320); their suffix
  *     sums over the row groups give each warp the column sums above its
  *     rows within the tile;
+ *   - the first pass's row totals by a reduce-scatter of 8 rows at a time
+ *     over the warp's shuffles (u8_rows_reduce), not a warp reduction per
+ *     row;
  *   - the tile's pixels stay in shared memory between the two passes (64
  *     KB at 64 rows; three blocks per multiprocessor).
  * All sums are modulo 2^32 (exactly associative), as in the general kernel,
  * so the result does not depend on the look-backs' timing.
  *
  * Used when the image's data and pitch are multiples of 4 bytes and the
- * table's of 16 (image.cu); PARSUM_CUDA_SAT_U8=0 sends these images to the
+ * table's of 16 (image.cu), for images of more than two waves of tiles
+ * (smaller ones take the three kernels of image_sat_u8_split.cuh, which
+ * share these passes); PARSUM_CUDA_SAT_U8=0 sends these images to the
  * general kernel instead (measurements, and a test of that path).
  */
 #ifndef PARSUM_IMAGE_SAT_U8_CUH
@@ -96,12 +102,36 @@ __device__ __forceinline__ u32 u8_word(const uint4 &v, int m)
     return m == 0 ? v.x : m == 1 ? v.y : m == 2 ? v.z : v.w;
 }
 
+/* The totals over the warp of 8 rows without a reduction per row: t[k] is
+ * the lane's part of row k, and each shuffle step hands half of the rows
+ * to the partner lane (a reduce-scatter): 9 shuffles in all, against 8
+ * warp reductions (REDUX), whose throughput is low. Returns the total of
+ * row a = lane bits 4, 3, 2. */
+__device__ __forceinline__ u32 u8_rows_reduce(u32 (&t)[8])
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int n = 4, d = 16; n >= 1; n /= 2, d /= 2) {
+        const bool up = lane & d;
+#pragma unroll
+        for (int k = 0; k < n; k++) {
+            const u32 send = up ? t[k] : t[k + n];
+            const u32 keep = up ? t[k + n] : t[k];
+            t[k] = keep + __shfl_xor_sync(0xffffffffu, send, d);
+        }
+    }
+    u32 v = t[0];
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    return v;
+}
+
 /* First pass of a warp: its nrows rows from image row y (tile row r0),
  * loaded 8 at a time; its half's row totals into rowtot[r][half], the
  * column sums of its rows as 16-bit pairs into cs (word m: columns 4 l +
  * 0 and + 2 of group m; word 4 + m: + 1 and + 3), the pixels into the
- * cache. */
-template <bool FULL>
+ * cache (CACHE). */
+template <bool FULL, bool CACHE = true>
 __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
                                               u64 y, int r0, int nrows,
                                               int rw, u32 (*rowtot)[2],
@@ -117,26 +147,28 @@ __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
         uint4 raw[G];
 #pragma unroll
         for (int r = 0; r < G; r++)
-            if (rb + r < nrows)
-                raw[r] = u8_load_row<FULL>(in.data + (y + rb + r) * in.pitch,
-                                           x0, in.width);
+            raw[r] = rb + r < nrows
+                         ? u8_load_row<FULL>(in.data + (y + rb + r) * in.pitch,
+                                             x0, in.width)
+                         : make_uint4(0u, 0u, 0u, 0u);
+        u32 sum[G];
 #pragma unroll
         for (int r = 0; r < G; r++) {
-            if (rb + r >= nrows)
-                break;
-            *u8_cache_at(cache, rw, rb + r) = raw[r];
-            u32 sum = 0;
+            if (CACHE && rb + r < nrows)
+                *u8_cache_at(cache, rw, rb + r) = raw[r];
+            sum[r] = 0;
 #pragma unroll
             for (int m = 0; m < U8_GROUPS; m++) {
                 const u32 v = u8_word(raw[r], m);
                 e[m] += __byte_perm(v, 0u, 0x4240);
                 o[m] += __byte_perm(v, 0u, 0x4341);
-                sum = __dp4a(v, 0x01010101u, sum);
+                sum[r] = __dp4a(v, 0x01010101u, sum[r]);
             }
-            sum = warp_sum(sum);
-            if (lane == 0)
-                rowtot[r0 + rb + r][half] = sum;
         }
+        const u32 tot = u8_rows_reduce(sum);
+        const int a = (lane >> 2) & 7;
+        if ((lane & 3) == 0 && rb + a < nrows)
+            rowtot[r0 + rb + a][half] = tot;
     }
 #pragma unroll
     for (int m = 0; m < U8_GROUPS; m++) {
@@ -174,25 +206,42 @@ __device__ __forceinline__ void u8_store_group(u32 *o, u32 c, u64 rem,
     }
 }
 
-/* Second pass of a warp: its rows from image row y (tile row r0), acc
- * starting as the table row just above them (colc: column sums of each
- * group's first column down to that row); a row starts from hx (its sum
- * left of the strip) and, in the right half, the left half's row total. */
-template <bool PAD, bool FULL>
+/* What the row pass adds to each of its rows at the strip's left: rowx(r)
+ * for the warp's row r. Sat_u8_kernel's: the row's sum left of the strip
+ * (hx) and, in the right half, the left half's row total. */
+struct u8_rowx_shared {
+    const u32 *hx;
+    const u32 (*rowtot)[2];
+    int r0, half;
+    __device__ u32 operator()(int r) const
+    {
+        return hx[r0 + r] + (half ? rowtot[r0 + r][0] : 0u);
+    }
+};
+
+/* The row pass's pixels from the tile's cache (sat_u8_kernel). */
+struct u8_src_cache {
+    uint4 *cache;
+    int rw;
+    __device__ uint4 operator()(int r) const { return *u8_cache_at(cache, rw, r); }
+};
+
+/* Second pass of a warp: its rows from image row y, acc starting as the
+ * table row just above them (colc: column sums of each group's first
+ * column down to that row); row r's pixels are src(r) (called for r = 0,
+ * 1, ... in turn), and it starts from rowx(r). */
+template <bool PAD, bool FULL, class Src, class RowX>
 __device__ __forceinline__ void u8_row_pass(const img_in &in,
                                             const img_out &tab, u64 x0, u64 y,
-                                            int r0, int nrows, int rw,
-                                            const u32 *hx,
-                                            const u32 (*rowtot)[2],
+                                            int nrows, Src src, RowX rowx,
                                             u32 (&acc)[U8_GROUPS][4],
-                                            u32 (&colc)[U8_GROUPS],
-                                            uint4 *cache)
+                                            u32 (&colc)[U8_GROUPS])
 {
-    const int lane = threadIdx.x & 31, half = (threadIdx.x >> 5) & 1;
+    const int lane = threadIdx.x & 31;
     constexpr u32 M[4] = {0x1u, 0x101u, 0x10101u, 0x1010101u};
     const u64 rem = in.width - x0;
     for (int r = 0; r < nrows; r++) {
-        const uint4 raw = *u8_cache_at(cache, rw, r);
+        const uint4 raw = src(r);
         /* Groups m and m + 2 share a scan: m in the low 16 bits. */
         u32 p[2], inc[2];
 #pragma unroll
@@ -204,12 +253,9 @@ __device__ __forceinline__ void u8_row_pass(const img_in &in,
 #pragma unroll
         for (int d = 1; d < 32; d *= 2)
 #pragma unroll
-            for (int k = 0; k < 2; k++) {
-                const u32 v = shfl_up(inc[k], d);
-                if (lane >= d)
-                    inc[k] += v;
-            }
-        u32 g = hx[r0 + r] + (half ? rowtot[r0 + r][0] : 0u);
+            for (int k = 0; k < 2; k++)
+                shfl_up_add(inc[k], d);
+        u32 g = rowx(r);
         u32 *orow = reinterpret_cast<u32 *>(tab.data + (y + r + PAD) * tab.pitch) + x0;
 #pragma unroll
         for (int m = 0; m < U8_GROUPS; m++) {
@@ -251,6 +297,31 @@ __device__ __forceinline__ void u8_cols_above(const u32 *vinc,
     }
 }
 
+/* acc, the column sums above the warp's first row for the lane's 16
+ * columns, becomes the table row just above it: the prefix along the half
+ * strip (groups m' < m of every lane, group m of the lanes before) from
+ * base; colc: each group's first column sum. */
+__device__ __forceinline__ void u8_row_start(u32 (&acc)[U8_GROUPS][4],
+                                             u32 (&colc)[U8_GROUPS], u32 base)
+{
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        colc[m] = acc[m][0];
+#pragma unroll
+        for (int j = 1; j < 4; j++)
+            acc[m][j] += acc[m][j - 1];
+    }
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++) {
+        const u32 t = acc[m][3];
+        const u32 inc = warp_incl_scan(t);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            acc[m][j] += base + inc - t;
+        base += __shfl_sync(0xffffffffu, inc, 31);
+    }
+}
+
 /* The rows of a warp (second pass): the table row just above them is the
  * block above-left plus the rows' left sums above (base), plus the prefix
  * along the strip of the column sums above the warp's rows: vinc less
@@ -280,26 +351,10 @@ __device__ __forceinline__ void u8_tile_rows(const img_in &in,
         base += warp_sum(t);
     }
     u8_cols_above(vinc + half * U8_HALF, cs_me, acc);
-#pragma unroll
-    for (int m = 0; m < U8_GROUPS; m++) {
-        colc[m] = acc[m][0];
-#pragma unroll
-        for (int j = 1; j < 4; j++)
-            acc[m][j] += acc[m][j - 1];
-    }
-    /* Along the half strip: groups m' < m of every lane, group m of the
-     * lanes before. */
-#pragma unroll
-    for (int m = 0; m < U8_GROUPS; m++) {
-        const u32 t = acc[m][3];
-        const u32 inc = warp_incl_scan(t);
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-            acc[m][j] += base + inc - t;
-        base += __shfl_sync(0xffffffffu, inc, 31);
-    }
-    u8_row_pass<PAD, FULL>(in, tab, x0 + half * U8_HALF, y, r0, nrows, rw, hx,
-                           rowtot, acc, colc, cache);
+    u8_row_start(acc, colc, base);
+    u8_row_pass<PAD, FULL>(in, tab, x0 + half * U8_HALF, y, nrows,
+                           u8_src_cache{cache, rw},
+                           u8_rowx_shared{hx, rowtot, r0, half}, acc, colc);
 }
 
 /* The same for a half strip that the width cuts, kept out of line so that
