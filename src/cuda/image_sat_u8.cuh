@@ -65,6 +65,44 @@ __device__ __forceinline__ u32 u8_col(int m, int lane)
     return 128u * (u32)m + 4u * (u32)lane;
 }
 
+/* Where warp q * 2 + half of a block works on tile `tile` (row group q of
+ * half strip half): band b, strip s, the tile's first column x0 and row
+ * y0, the warp's first column xh, the tile's rows in the image, rows per
+ * row group rw, the warp's first tile row r0 and its rows in the image. */
+struct u8_place {
+    u64 b, s, x0, y0, xh;
+    int rows, rw, r0, nrows;
+};
+
+__device__ __forceinline__ u8_place u8_place_of(u64 tile, const sat_geom &g,
+                                                const img_in &in, int q,
+                                                int half)
+{
+    u8_place w;
+    w.b = tile / g.strips;
+    w.s = tile % g.strips;
+    w.x0 = w.s * STRIP;
+    w.y0 = w.b * g.band_rows;
+    w.xh = w.x0 + half * U8_HALF;
+    w.rows = (int)min((u64)g.band_rows, in.height - w.y0);
+    w.rw = (int)g.band_rows / U8_RGROUPS;
+    w.r0 = q * w.rw;
+    w.nrows = max(0, min(w.rw, w.rows - w.r0));
+    return w;
+}
+
+/* The warp's total of the lane's 16 values. */
+__device__ __forceinline__ u32 u8_warp_total(const u32 (&v)[U8_GROUPS][4])
+{
+    u32 t = 0;
+#pragma unroll
+    for (int m = 0; m < U8_GROUPS; m++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            t += v[m][j];
+    return warp_sum(t);
+}
+
 /* The lane's 4 words of one row of its half strip (from column x0; zero
  * past the width w). row must be 4-byte aligned. FULL: the half strip
  * lies inside the width. */
@@ -341,14 +379,9 @@ __device__ __forceinline__ void u8_tile_rows(const img_in &in,
     const int half = (threadIdx.x >> 5) & 1;
     u32 acc[U8_GROUPS][4], colc[U8_GROUPS];
     if (half) {
-        u32 left[U8_GROUPS][4], t = 0;
+        u32 left[U8_GROUPS][4];
         u8_cols_above(vinc, cs_left, left);
-#pragma unroll
-        for (int m = 0; m < U8_GROUPS; m++)
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                t += left[m][j];
-        base += warp_sum(t);
+        base += u8_warp_total(left);
     }
     u8_cols_above(vinc + half * U8_HALF, cs_me, acc);
     u8_row_start(acc, colc, base);
@@ -483,12 +516,8 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const int half = warp & 1, q = warp >> 1;
     const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
-    const u64 b = tile / g.strips, s = tile % g.strips;
-    const u64 x0 = s * STRIP, y0 = b * g.band_rows;
-    const int rows = (int)min((u64)g.band_rows, in.height - y0);
-    const int rw = (int)g.band_rows / U8_RGROUPS, r0 = q * rw;
-    const int nrows = max(0, min(rw, rows - r0));
-    const u64 xh = x0 + half * U8_HALF; /* the warp's first column */
+    const auto [b, s, x0, y0, xh, rows, rw, r0, nrows] =
+        u8_place_of(tile, g, in, q, half);
     const bool full = xh + U8_HALF <= in.width;
 
     if (full)

@@ -63,12 +63,8 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const int half = warp & 1, q = warp >> 1;
     const u64 tile = blockIdx.x;
-    const u64 b = tile / g.strips, s = tile % g.strips;
-    const u64 x0 = s * STRIP, y0 = b * g.band_rows;
-    const int rows = (int)min((u64)g.band_rows, in.height - y0);
-    const int rw = (int)g.band_rows / U8_RGROUPS, r0 = q * rw;
-    const int nrows = max(0, min(rw, rows - r0));
-    const u64 xh = x0 + half * U8_HALF;
+    const auto [b, s, x0, y0, xh, rows, rw, r0, nrows] =
+        u8_place_of(tile, g, in, q, half);
     if (xh + U8_HALF <= in.width)
         u8_first_pass<true, false>(in, xh, y0 + r0, r0, nrows, rw, rowtot,
                                    cs[warp], nullptr);
@@ -301,12 +297,8 @@ __global__ void __launch_bounds__(THREADS, U8R_BLOCKS)
     const int half = warp & 1, q = warp >> 1;
     const u64 tiles = g.bands * g.strips;
     const u64 tile = tiles - 1 - blockIdx.x;
-    const u64 b = tile / g.strips, s = tile % g.strips;
-    const u64 x0 = s * STRIP, y0 = b * g.band_rows;
-    const int rows = (int)min((u64)g.band_rows, in.height - y0);
-    const int rw = (int)g.band_rows / U8_RGROUPS, r0 = q * rw;
-    const int nrows = max(0, min(rw, rows - r0));
-    const u64 xh = x0 + half * U8_HALF;
+    const auto [b, s, x0, y0, xh, rows, rw, r0, nrows] =
+        u8_place_of(tile, g, in, q, half);
     if (PAD && b == 0)
         sat_zero_top<u32, 1>(tab, x0 + 4 * i, in.width, s);
     if (nrows == 0 || xh >= in.width)
@@ -331,14 +323,9 @@ __global__ void __launch_bounds__(THREADS, U8R_BLOCKS)
     u32 base = warp_sum(wx) + h;
     u32 acc[U8_GROUPS][4], colc[U8_GROUPS];
     if (half) {
-        u32 left[U8_GROUPS][4], t = 0;
+        u32 left[U8_GROUPS][4];
         u8_split_cols_above(c, tile, q, 0, left);
-#pragma unroll
-        for (int m = 0; m < U8_GROUPS; m++)
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                t += left[m][j];
-        base += warp_sum(t);
+        base += u8_warp_total(left);
     }
     u8_split_cols_above(c, tile, q, half, acc);
     u8_row_start(acc, colc, base);
