@@ -245,8 +245,9 @@ parsum_status sat_u8_split(parsum_context *ctx, const parsum_image &src,
     return PARSUM_OK;
 }
 
-/* The table of a one-channel u8 image into U32 by sat_u8_kernel
- * (image_sat_u8.cuh), on the tiles of geom_u8. */
+/* The table of a one-channel u8 image into U32, on the tiles of geom_u8:
+ * by sat_u8_kernel (image_sat_u8.cuh), or by the three kernels of
+ * sat_u8_split where sat_u8_split_for says. */
 parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
                      int pad, carve &cv)
 {
