@@ -187,8 +187,8 @@ __device__ __forceinline__ void bu8_fetch(u32 (&v)[BU8_GROUPS],
         const int e = __popc(ld & ~in & ((1u << m) - 1));
         const bu8_edge d = es->desc[e][lane];
         if (d.zm != 0) {
-            cp_async4(&es->word[kind][e][0][lane], r + d.o0);
-            cp_async4(&es->word[kind][e][1][lane], r + d.o1);
+            cp_async<4>(&es->word[kind][e][0][lane], r + d.o0);
+            cp_async<4>(&es->word[kind][e][1][lane], r + d.o1);
         }
     }
 }

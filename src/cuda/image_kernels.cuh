@@ -28,9 +28,16 @@
 #ifndef PARSUM_IMAGE_KERNELS_CUH
 #define PARSUM_IMAGE_KERNELS_CUH
 
+#include "kernel_common.cuh"
+
 #include <cstdint>
 
 namespace parsum_img {
+
+using parsum_k::cp_async;
+using parsum_k::cp_async_commit;
+using parsum_k::cp_async_wait;
+using parsum_k::cp_async_wait_all;
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -89,34 +96,6 @@ __device__ __forceinline__ void shfl_up_add(u32 &v, int d)
         "  @p add.u32 %0, %0, t; }"
         : "+r"(v)
         : "r"(d));
-}
-
-/* Asynchronous 4-byte copy from global to shared memory (cp.async, sm_80
- * and later): no register holds the word while it travels. n = 0 reads
- * nothing and writes zero. Both addresses 4-byte aligned. */
-__device__ __forceinline__ void cp_async4(void *dst, const void *src, int n = 4)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
-                     (u32)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(n)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-/* Waits until at most N of this thread's committed groups are in flight. */
-template <int N>
-__device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_wait_all()
-{
-    asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
 /* The sum over the warp, in every lane; one instruction for 32-bit

@@ -230,7 +230,7 @@ struct u8_src_ring {
             u32 *dst = reinterpret_cast<u32 *>(ring + (r % U8R_SLOTS) * 32 + lane);
 #pragma unroll
             for (int m = 0; m < U8_GROUPS; m++)
-                cp_async4(dst + m, p + (u64)r * pitch + u8_col(m, lane),
+                cp_async<4>(dst + m, p + (u64)r * pitch + u8_col(m, lane),
                           u8_col(m, lane) < cols ? 4 : 0);
         }
         cp_async_commit();

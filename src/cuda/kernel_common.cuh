@@ -412,6 +412,67 @@ __device__ __forceinline__ void store_vec(T *p, const T (&y)[V])
     }
 }
 
+/* Asynchronous copies of BYTES (4, 8 or 16) bytes from global to shared
+ * memory (cp.async, sm_80 and later): no register holds the data while it
+ * travels, so a load can be in flight across other work. With n, only the
+ * first n bytes are read and the rest of the destination is zeroed (n = 0
+ * reads nothing). Both addresses BYTES-aligned. Before sm_80: plain
+ * copies, and the waits do nothing. */
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void *dst, const void *src)
+{
+    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async size");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     (u32)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"(BYTES)
+                 : "memory");
+#else
+    memcpy(dst, src, BYTES);
+#endif
+}
+
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void *dst, const void *src, int n)
+{
+    static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async size");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(
+                     (u32)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"(BYTES), "r"(n)
+                 : "memory");
+#else
+    unsigned char *d = static_cast<unsigned char *>(dst);
+    const unsigned char *s = static_cast<const unsigned char *>(src);
+    for (int i = 0; i < BYTES; ++i)
+        d[i] = i < n ? s[i] : 0;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* Waits until at most N of this thread's committed groups are in flight. */
+template <int N>
+__device__ __forceinline__ void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/* Waits for all of this thread's copies, committed or not. */
+__device__ __forceinline__ void cp_async_wait_all()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /* Ordered warp reduction: lane 0 ends with v(lane 0) (+) ... (+) v(lane 31)
  * as a fixed binary tree, the lower lanes' values always on the left (the
  * other lanes end with partial folds that nobody uses). */

@@ -198,35 +198,6 @@ __device__ __forceinline__ void segred_wcut_warp(const u64 *win, u64 st,
     segred_wcut<C>(win, st, lo, lo, n, k, j, e);
 }
 
-/* 8-byte copies from global to shared memory that bypass the registers
- * (cp.async), so a window can load while the previous tile is worked on;
- * plain loads before sm_80. */
-__device__ __forceinline__ void segred_cp8(u64 *dst, const u64 *src)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const u32 d = (u32)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d),
-                 "l"(src)
-                 : "memory");
-#else
-    *dst = *src;
-#endif
-}
-
-__device__ __forceinline__ void segred_cp_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void segred_cp_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
 /* The 16 bytes of elements [base, base + V); elements at or past n read
  * as pad. */
 template <class T, class C>
@@ -421,11 +392,11 @@ __device__ __forceinline__ void segred_fill(segred_smem<T> &sm,
     u64 *dst = sm.win[(w.bits & SEGRED_WB) ^ 1u];
     for (u32 j = (u32)tid; j <= w.pf_jmax + 1; j += C::BLOCK) {
         if (s + j <= nseg)
-            segred_cp8(dst + j, offsets + s + j);
+            cp_async<8>(dst + j, offsets + s + j);
         else
             dst[j] = n;
     }
-    segred_cp_commit();
+    cp_async_commit();
 }
 
 /* Makes w.win a window for segment w.st: the current one, the one
@@ -443,7 +414,7 @@ __device__ __forceinline__ void segred_use_window(segred_smem<T> &sm,
         /* A fill started by the last tile is for w.st (its end). */
         if ((w.bits & SEGRED_PF) == 0u)
             segred_fill<T, C>(sm, w, offsets, nseg, n, w.st, s_end, tid);
-        segred_cp_wait();
+        cp_async_wait_all();
         __syncthreads();
         w.win_s = w.st;
         w.wjmax = w.pf_jmax;
