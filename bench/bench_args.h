@@ -17,7 +17,8 @@ typedef struct parsum_bench_args {
     const char *what;   /* "reduce", "scan", a segmented benchmark
                            ("segscan", "segreduce", "scanbykey",
                            "reducebykey") or a selection benchmark
-                           ("select", "partition", "unique", "rle") or
+                           ("select", "partition", "partition_unstable",
+                           "unique", "rle") or
                            an image benchmark ("integral", "boxfilter") */
     size_t n;           /* elements; 0 = a sweep over several sizes */
     parsum_dtype dtype;

@@ -1,6 +1,6 @@
 /*
- * bench_cpu_select.c - `parsum bench select|partition|unique|rle` on the
- * CPU (see bench_cpu.h).
+ * bench_cpu_select.c - `parsum bench select|partition|partition_unstable|
+ * unique|rle` on the CPU (see bench_cpu.h).
  *
  * One round times, on the same buffers: parsum's call, a serial loop
  * doing the same (what a user writes without parsum), a multi-threaded
@@ -20,7 +20,9 @@
  * (n*size read + n*size written): the issue's CPU target is select at 50 %
  * at 60 % or more of it, which counts 6 bytes per 4-byte element.
  *   select     n*size read + k*size written (+ the flags: n, or n / 8)
- *   partition  n*size read + n*size written (+ the flags)
+ *   partition  n*size read + n*size written (+ the flags); the same for
+ *              partition_unstable (parsum_partition_unstable, whose serial
+ *              loop fills the rejected part from the end in one pass)
  *   unique     n*size read + runs*size written
  *   rle        n*size read + runs*(size + 8) written (values, lengths)
  */
@@ -33,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SELECT, PARTITION, UNIQUE, RLE };
+enum { SELECT, PARTITION, PARTITION_UNSTABLE, UNIQUE, RLE };
+/* select and the partitions: elements chosen by x < t or by flags */
+#define SELECTS(kind) ((kind) <= PARTITION_UNSTABLE)
 #define NPARTS 4 /* parsum, serial, memcpy, stream copy */
 #define SEED 0x5e1ec7ull
 
@@ -66,7 +70,8 @@ typedef struct sel_result {
      : by == 2 ? ((bits[(i) >> 5] >> ((i) & 31)) & 1u) != 0                 \
                : x_[i] < t_)
 
-/* Select or partition on the elements of type T. */
+/* Select or partition on the elements of type T (partition 2: the
+ * rejected ones from the end down, parsum_partition_unstable's order). */
 #define SELECT_LOOP(T)                                                      \
     do {                                                                    \
         const T *x_ = (const T *)in;                                        \
@@ -77,6 +82,16 @@ typedef struct sel_result {
             for (size_t i = 0; i < n; i++)                                  \
                 if (IS_SEL(i))                                              \
                     y_[k_++] = x_[i];                                       \
+            return k_;                                                      \
+        }                                                                   \
+        if (partition == 2) {                                               \
+            size_t e_ = n;                                                  \
+            for (size_t i = 0; i < n; i++) {                                \
+                if (IS_SEL(i))                                              \
+                    y_[k_++] = x_[i];                                       \
+                else                                                        \
+                    y_[--e_] = x_[i];                                       \
+            }                                                               \
             return k_;                                                      \
         }                                                                   \
         for (size_t i = 0; i < n; i++)                                      \
@@ -162,6 +177,9 @@ static parsum_status run_parsum(sel_bench *d)
     case PARTITION:
         return parsum_partition(d->ctx, d->a, d->b, d->n, d->size, &d->sel,
                                 &d->count);
+    case PARTITION_UNSTABLE:
+        return parsum_partition_unstable(d->ctx, d->a, d->b, d->n, d->size,
+                                         &d->sel, &d->count);
     case UNIQUE:
         return parsum_unique(d->ctx, d->a, d->b, d->n, d->size, &d->count);
     default:
@@ -179,7 +197,9 @@ static void run_serial(sel_bench *d)
     }
     d->count = serial_select(d->a, d->b, d->n, d->args->dtype, d->threshold,
                              d->args->select_by, d->flags, d->bits,
-                             d->kind == PARTITION);
+                             d->kind == PARTITION            ? 1
+                             : d->kind == PARTITION_UNSTABLE ? 2
+                                                             : 0);
 }
 
 /* One round: t[k] for each part, in seconds. */
@@ -233,7 +253,7 @@ static int measure(sel_bench *d, sel_result *r)
  * elements and lengths (rle). */
 static size_t out_bytes(const sel_bench *d)
 {
-    if (d->kind == PARTITION)
+    if (d->kind == PARTITION || d->kind == PARTITION_UNSTABLE)
         return d->bytes;
     return d->count * d->size;
 }
@@ -279,7 +299,8 @@ static double moved(const sel_bench *d)
                                           : 0.0;
     switch (d->kind) {
     case SELECT: return v + k * s + fl;
-    case PARTITION: return 2.0 * v + fl;
+    case PARTITION:
+    case PARTITION_UNSTABLE: return 2.0 * v + fl;
     case UNIQUE: return v + k * s;
     default: return v + k * (s + 8.0);
     }
@@ -303,20 +324,20 @@ static void print_header(FILE *out, const sel_bench *d)
     fprintf(out, "parsum bench %s: n = %s, %s", g->what,
             pb_format_count(d->n, nbuf, sizeof nbuf),
             parsum_dtype_name(g->dtype));
-    if (d->kind == SELECT || d->kind == PARTITION)
+    if (SELECTS(d->kind))
         fprintf(out, ", selected by %s", by_name(g->select_by));
     fprintf(out, "\nbackend cpu (%s), %d threads; %%copy = parsum GB/s / "
                  "the faster copy's GB/s (n*size read + written)\n",
             pb_cpu_model(), d->threads);
     fprintf(out, "%-12s %11s %10s %8s %10s %8s %8s %8s %7s %5s\n",
-            d->kind <= PARTITION ? "selectivity" : "runs", "count",
+            SELECTS(d->kind) ? "selectivity" : "runs", "count",
             "parsum ms", "GB/s", "serial ms", "GB/s", "vs ser", "copy",
             "%copy", "reps");
 }
 
 static void row_name(const sel_bench *d, int dist, char *buf, size_t len)
 {
-    if (d->kind <= PARTITION)
+    if (SELECTS(d->kind))
         snprintf(buf, len, "%d%%", d->pct);
     else
         snprintf(buf, len, "%s", pb_seg_dist_name((pb_seg_dist)dist));
@@ -347,7 +368,7 @@ static void print_json(FILE *out, const sel_bench *d, int dist,
             "\"dtype\":\"%s\",\"select_by\":\"%s\",\"case\":\"%s\","
             "\"count\":%zu,\"threads\":%d,\"reps\":%d,\"bytes\":%.0f,",
             g->what, pb_cpu_model(), d->n, parsum_dtype_name(g->dtype),
-            d->kind <= PARTITION ? by_name(g->select_by) : "runs", name,
+            SELECTS(d->kind) ? by_name(g->select_by) : "runs", name,
             d->count, d->threads, r->reps, mb);
     fprintf(out,
             "\"parsum_ms\":%.4f,\"parsum_gbs\":%.3f,\"serial_ms\":%.4f,"
@@ -432,7 +453,7 @@ static int bench_row(sel_bench *d, int dist, FILE *out)
 {
     sel_result r;
     memset(&r, 0, sizeof r);
-    if (d->kind <= PARTITION)
+    if (SELECTS(d->kind))
         make_selector(d);
     else
         make_runs(d, dist);
@@ -487,6 +508,8 @@ static int kind_of(const char *what)
         return SELECT;
     if (strcmp(what, "partition") == 0)
         return PARTITION;
+    if (strcmp(what, "partition_unstable") == 0)
+        return PARTITION_UNSTABLE;
     return strcmp(what, "unique") == 0 ? UNIQUE : RLE;
 }
 
@@ -509,7 +532,7 @@ static int bench_all(sel_bench *d, FILE *out)
     if (!g->json)
         print_header(out, d);
     int rc = 0;
-    if (d->kind <= PARTITION) {
+    if (SELECTS(d->kind)) {
         for (int i = 0; i < 5 && rc == 0; i++) {
             d->pct = g->selectivity >= 0 ? g->selectivity : sweep[i];
             rc = bench_row(d, 0, out);

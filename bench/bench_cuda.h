@@ -32,8 +32,8 @@ int parsum_bench_cuda(const parsum_bench_args *args, FILE *out);
  * stdout. Exit status as parsum_bench_cuda. */
 int parsum_bench_cuda_segmented(const parsum_bench_args *args);
 
-/* `parsum bench select|partition|unique|rle --backend cuda`
- * (bench_cuda_select.cu): parsum against CUB's DeviceSelect::If,
+/* `parsum bench select|partition|partition_unstable|unique|rle --backend
+ * cuda` (bench_cuda_select.cu): parsum against CUB's DeviceSelect::If,
  * DevicePartition::If, DeviceSelect::Unique and DeviceRunLengthEncode::
  * Encode, n = args->n (2^16 .. 2^28 if 0); prints to stdout. Exit status
  * as parsum_bench_cuda. */

@@ -1,7 +1,7 @@
 /*
- * bench_cuda_select.cu - `parsum bench select|partition|unique|rle
- * --backend cuda`: parsum's selection family against CUB on the same
- * device buffers in the same run.
+ * bench_cuda_select.cu - `parsum bench select|partition|partition_unstable|
+ * unique|rle --backend cuda`: parsum's selection family against CUB on
+ * the same device buffers in the same run.
  *
  *   select     parsum_select, predicate x < (the middle of the dtype's
  *              range: 50 % of random keys) vs cub::DeviceSelect::If
@@ -11,6 +11,9 @@
  *              from CUB: DeviceSelect::If of the kept elements, then of
  *              the rejected ones behind them (their offset, the kept
  *              count, known from the check run, so no synchronization)
+ *   partition_unstable  parsum_partition_unstable vs
+ *              cub::DevicePartition::If: the same contract (the rejected
+ *              part reversed), outputs compared as they are
  *   unique     parsum_unique vs cub::DeviceSelect::Unique, keys in runs of
  *              1 to 8 equal elements
  *   rle        parsum_run_length_encode vs cub::DeviceRunLengthEncode::Encode
@@ -31,7 +34,7 @@ namespace {
 
 using namespace pbc;
 
-enum sel_what { SELECT, PARTITION, UNIQUE, RLE };
+enum sel_what { SELECT, PARTITION, PARTITION_UNSTABLE, UNIQUE, RLE };
 
 template <class T>
 struct less_than {
@@ -123,6 +126,7 @@ cudaError_t cub_call(sel_what w, bufs<T> &b, void *tmp, size_t &tb, int n)
         return cub::DeviceSelect::If(tmp, tb, b.in, b.peer, b.peer_count, n,
                                      pred);
     case PARTITION:
+    case PARTITION_UNSTABLE:
         return cub::DevicePartition::If(tmp, tb, b.in, b.peer, b.peer_count,
                                         n, pred);
     case UNIQUE:
@@ -164,6 +168,10 @@ void parsum_call(parsum_context *ctx, sel_what w, parsum_dtype dt, bufs<T> &b,
     case PARTITION:
         PS(ctx, parsum_partition(ctx, b.in, b.out, n, sizeof(T), &s, b.count));
         break;
+    case PARTITION_UNSTABLE:
+        PS(ctx, parsum_partition_unstable(ctx, b.in, b.out, n, sizeof(T), &s,
+                                          b.count));
+        break;
     case UNIQUE:
         PS(ctx, parsum_unique(ctx, b.in, b.out, n, sizeof(T), b.count));
         break;
@@ -186,7 +194,8 @@ bool same(sel_what w, bufs<T> &b, size_t n, size_t *k_out)
     *k_out = k;
     if (k != (size_t)pk)
         return false;
-    const size_t m = w == PARTITION ? n : k;
+    const bool part = w == PARTITION || w == PARTITION_UNSTABLE;
+    const size_t m = part ? n : k;
     std::vector<T> x(m), y(m);
     BC(cudaMemcpy(x.data(), b.out, m * sizeof(T), cudaMemcpyDeviceToHost));
     BC(cudaMemcpy(y.data(), b.peer, m * sizeof(T), cudaMemcpyDeviceToHost));
@@ -229,7 +238,7 @@ result measure(parsum_context *ctx, sel_what w, parsum_dtype dt, size_t n,
     BC(cudaMalloc(&b.peer_len, n * sizeof(int)));
     BC(cudaMalloc(&b.count, sizeof(size_t)));
     BC(cudaMalloc(&b.peer_count, sizeof(int)));
-    if (w == SELECT || w == PARTITION)
+    if (w == SELECT || w == PARTITION || w == PARTITION_UNSTABLE)
         fill_kernel<T><<<blocks, 256>>>(b.in, n, 0x5e1ec7ull + n, FILL_BITS);
     else
         run_keys_kernel<T><<<blocks, 256>>>(b.in, n, 0x5e1ec7ull + n);
@@ -308,7 +317,8 @@ result measure(parsum_context *ctx, sel_what w, parsum_dtype dt, size_t n,
     r.peer = median(tc);
     r.copy = median(tm);
     const double es = (double)sizeof(T);
-    r.bytes = n * es + (w == PARTITION ? n : r.k) * es +
+    r.bytes = n * es +
+              (w == PARTITION || w == PARTITION_UNSTABLE ? n : r.k) * es +
               (w == RLE ? 8.0 * r.k : 0.0);
     return r;
 }
@@ -383,6 +393,8 @@ extern "C" int parsum_bench_cuda_select(const parsum_bench_args *args)
         w = SELECT;
     else if (strcmp(args->what, "partition") == 0)
         w = PARTITION;
+    else if (strcmp(args->what, "partition_unstable") == 0)
+        w = PARTITION_UNSTABLE;
     else if (strcmp(args->what, "unique") == 0)
         w = UNIQUE;
     else if (strcmp(args->what, "rle") == 0)

@@ -1,7 +1,8 @@
 /*
  * select_compact.c - the selection examples of the lecture notes: stream
  * compaction of the nonzero values (parsum_select with a predicate), the
- * upper/lower case separation of a string (parsum_partition, stable), one
+ * upper/lower case separation of a string (parsum_partition, stable, and
+ * parsum_partition_unstable in one pass), one
  * pass of radix sort (parsum_split_by_bit on bit 0) and a run-length
  * encoding. Runs on the GPU when one is present (PARSUM_BACKEND_AUTO),
  * else on the CPU; data and counts go through the context's memory.
@@ -78,6 +79,14 @@ int main(void)
     if (st != PARSUM_OK)
         return fail(ctx, st);
     printf("separated: %.*s %s\n", (int)k, sep, sep + k);
+    /* The same in one pass when the order of the rest does not matter
+     * (CUB's partition): the lower case ones come reversed. */
+    st = parsum_partition_unstable(ctx, in, out, NT, 1, &upper, &k);
+    if (st == PARSUM_OK)
+        st = parsum_copy(ctx, sep, out, NT, PARSUM_COPY_CONTEXT_TO_HOST);
+    if (st != PARSUM_OK)
+        return fail(ctx, st);
+    printf("in one pass: %.*s %s\n", (int)k, sep, sep + k);
 
     /* 3. The split of radix sort: bit 0 clear first, stable. */
     uint32_t split[8];

@@ -10,8 +10,9 @@
  * every 1000 elements, at word boundaries, and a segment across 2^31),
  * checked against a running sum that restarts at each head, and a
  * parsum_select of the U8 input by packed bits (about half of it, bit
- * offset 5) into a second buffer of the same size, and a U8 histogram
- * (AUTO strategy, U64 counts) of the input; then a U8 sort into a
+ * offset 5) into a second buffer of the same size (and the same as a
+ * parsum_partition_unstable, the rejected bytes from the end down), and
+ * a U8 histogram (AUTO strategy, U64 counts) of the input; then a U8 sort into a
  * second buffer and a segmented sort in place (two segments, the boundary
  * just below 2^31), checked by order and value counts.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
@@ -263,6 +264,39 @@ static size_t check_select(const unsigned char *dout, unsigned char *blk,
     return bad;
 }
 
+/* parsum_partition_unstable's rejected part: the r-th rejected input
+ * byte at out[HUGE_N - 1 - r] (downloaded a block at a time, from the
+ * end down); returns the mismatches, *count the number rejected. */
+static size_t check_rest_reversed(const unsigned char *dout,
+                                  unsigned char *blk, unsigned char *got,
+                                  uint32_t *words, size_t *count)
+{
+    size_t r = 0, base = HUGE_N, bad = 0;
+    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
+        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
+        gen_block(b, blk, len);
+        size_t w0 = (SEL_BIT0 + off) / 32;
+        gen_sel_words(w0, (SEL_BIT0 + off + len) / 32 - w0 + 1, words);
+        for (size_t i = 0; i < len; i++) {
+            size_t bit = SEL_BIT0 + off + i;
+            if ((words[bit / 32 - w0] >> (bit % 32)) & 1u)
+                continue;
+            size_t p = HUGE_N - 1 - r;
+            if (p < base) { /* the block of the output below */
+                base = p + 1 >= BLOCK ? p + 1 - BLOCK : 0;
+                tu_download(got, dout + base, p + 1 - base);
+            }
+            if (got[p - base] != blk[i] && bad++ < TU_MAX_REPORTS)
+                print_error("  MISMATCH partition_unstable u8 bits n=%zu: "
+                            "output %zu (input %zu): expected %d, got %d\n",
+                            HUGE_N, p, off + i, blk[i], got[p - base]);
+            r++;
+        }
+    }
+    *count = r;
+    return bad;
+}
+
 /* parsum_select of U8 data by packed bits over the whole > 2^31 input:
  * bit and word indices above 2^31, the chain of chunk counts and the
  * output positions must not wrap. Memory: the output (2.15 GB) and the
@@ -299,6 +333,17 @@ static void test_huge_select_u8_bits(void **state)
     if (k != want)
         tu_report(&failures, "  select u8 by bits: num_selected %zu, "
                   "expected %zu\n", k, want);
+    /* the same selection as a one-pass partition: the selected part as
+     * above, the rejected ones from the end down */
+    size_t kp = 0, rest = 0;
+    TU_OK(parsum_partition_unstable(tu_ctx, huge_buf, po, HUGE_N, 1, &sel,
+                                    &kp));
+    if (check_select(po, blk, got, words, &want) != 0 ||
+        check_rest_reversed(po, blk, got, words, &rest) != 0)
+        tu_report(&failures, "  partition_unstable u8 by bits wrong\n");
+    if (kp != want || rest != HUGE_N - want)
+        tu_report(&failures, "  partition_unstable u8 by bits: "
+                  "num_selected %zu, expected %zu\n", kp, want);
     parsum_free(tu_ctx, pb);
     parsum_free(tu_ctx, po);
     free(blk);

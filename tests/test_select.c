@@ -1,6 +1,7 @@
 /*
  * test_select.c - parsum_select, _select_by_key, _select_indices,
- * _partition, _partition_by_key, _partition3 and _split_by_bit against
+ * _partition, _partition_by_key, _partition_unstable(_by_key),
+ * _partition3 and _split_by_bit against
  * the serial reference (src/ref/ref_select.c).
  *
  *   flags      byte flags and packed bits (bit_offset 0, and 13 + 32 so
@@ -201,16 +202,27 @@ typedef enum op_kind {
     OP_INDICES,      /* parsum_select_indices */
     OP_PARTITION,    /* parsum_partition on the keys */
     OP_PARTITION_BY_KEY,
+    OP_UNSTABLE,        /* parsum_partition_unstable on the keys */
+    OP_UNSTABLE_BY_KEY, /* parsum_partition_unstable_by_key */
     OP_KINDS
 } op_kind;
 
 static const char *const op_names[OP_KINDS] = {
     "select", "select_by_key", "select_by_key (values only)",
-    "select_indices", "partition", "partition_by_key"};
+    "select_indices", "partition", "partition_by_key",
+    "partition_unstable", "partition_unstable_by_key"};
 
 static bool op_has_values(op_kind op)
 {
-    return op == OP_BY_KEY || op == OP_VALUES_ONLY || op == OP_PARTITION_BY_KEY;
+    return op == OP_BY_KEY || op == OP_VALUES_ONLY ||
+           op == OP_PARTITION_BY_KEY || op == OP_UNSTABLE_BY_KEY;
+}
+
+/* A partition writes all n elements. */
+static bool op_is_partition(op_kind op)
+{
+    return op == OP_PARTITION || op == OP_PARTITION_BY_KEY ||
+           op == OP_UNSTABLE || op == OP_UNSTABLE_BY_KEY;
 }
 
 static parsum_status call_op(op_kind op, const data *d, const selc *s,
@@ -231,9 +243,16 @@ static parsum_status call_op(op_kind op, const data *d, const selc *s,
             n, ks, &s->dev, io, cnt);
     case OP_PARTITION:
         return parsum_partition(tu_ctx, d->dkeys, ko, n, ks, &s->dev, cnt);
-    default:
+    case OP_PARTITION_BY_KEY:
         return parsum_partition_by_key(tu_ctx, d->dkeys, d->dvals, ko, vo, n,
                                        ks, vs, &s->dev, cnt);
+    case OP_UNSTABLE:
+        return parsum_partition_unstable(tu_ctx, d->dkeys, ko, n, ks, &s->dev,
+                                         cnt);
+    default:
+        return parsum_partition_unstable_by_key(tu_ctx, d->dkeys, d->dvals,
+                                                ko, vo, n, ks, vs, &s->dev,
+                                                cnt);
     }
 }
 
@@ -253,15 +272,18 @@ static size_t check_bytes(const void *want, const void *got, size_t count,
     return bad;
 }
 
-/* Tags (value = original index) in each group must increase, and the
- * keys go with them. */
+/* Tags (value = original index) in each group must increase (the
+ * second group's decrease when rest_down: parsum_partition_unstable), and
+ * the keys go with them. */
 static size_t check_tags(const data *d, const unsigned char *ko,
                          const uint64_t *tags, size_t k, size_t count,
-                         const char *what)
+                         bool rest_down, const char *what)
 {
     for (size_t r = 0; r < count; r++) {
         bool group_start = r == 0 || r == k;
-        if ((!group_start && tags[r] <= tags[r - 1]) || tags[r] >= d->n ||
+        bool down = rest_down && r > k;
+        if ((!group_start && !down && tags[r] <= tags[r - 1]) ||
+            (down && tags[r] >= tags[r - 1]) || tags[r] >= d->n ||
             (ko != NULL &&
              memcmp(ko + r * d->ks, d->keys + tags[r] * d->ks, d->ks) != 0)) {
             print_error("  %s: output %zu has tag %llu after %llu: not "
@@ -327,6 +349,8 @@ static size_t ref_op(op_kind op, const data *d, const selc *s, outs *o)
         b.indices_out = o->wi;
     if (op == OP_PARTITION || op == OP_PARTITION_BY_KEY)
         return parsum__ref_partition(&s->host, &b);
+    if (op == OP_UNSTABLE || op == OP_UNSTABLE_BY_KEY)
+        return parsum__ref_partition_unstable(&s->host, &b);
     return parsum__ref_select(&s->host, &b);
 }
 
@@ -359,7 +383,7 @@ static void check_op(op_kind op, const data *d, const selc *s, outs *o,
         tu_report(failures, "  %s: count %zu, expected %zu\n", what, got, k);
         return;
     }
-    bool part = op == OP_PARTITION || op == OP_PARTITION_BY_KEY;
+    bool part = op_is_partition(op);
     size_t cnt = part ? n : k, bad = 0;
     tu_download(o->gk, ko, n * d->ks);
     tu_download(o->gv, o->vo, n * d->vs);
@@ -372,12 +396,13 @@ static void check_op(op_kind op, const data *d, const selc *s, outs *o,
         bad += check_bytes(o->wv, o->gv, cnt * d->vs, n * d->vs, d->vs, what);
         if (d->tags && bad == 0)
             bad += check_tags(d, op == OP_VALUES_ONLY ? NULL : o->gk,
-                              (const uint64_t *)(void *)o->gv, k, cnt, what);
+                              (const uint64_t *)(void *)o->gv, k, cnt,
+                              op == OP_UNSTABLE_BY_KEY, what);
     }
     if (op == OP_INDICES) {
         bad += check_bytes(o->wi, o->gi, k * 8, n * 8, 8, what);
         if (bad == 0)
-            bad += check_tags(d, NULL, o->gi, k, k, what);
+            bad += check_tags(d, NULL, o->gi, k, k, false, what);
     }
     if (bad != 0)
         (*failures)++;
@@ -878,7 +903,7 @@ static void check_split(const data *d, parsum_dtype dt, unsigned bit,
         if (tseg_compare_bytes(wk, gk, n, ks, what) != 0 ||
             (values && tseg_compare_bytes(wv, gv, n, vs, what) != 0) ||
             (values && check_tags(d, gk, (const uint64_t *)(void *)gv, want,
-                                  n, what) != 0))
+                                  n, false, what) != 0))
             (*failures)++;
     }
     tu_dev_free(dk);

@@ -106,6 +106,8 @@ static void test_null_context(void **state)
     EXPECT_STATUS(parsum_select_indices(NULL, din, 10, 4, &bytes_sel, o, &k), np);
     EXPECT_STATUS(parsum_partition(NULL, din, dout, 10, 4, &bytes_sel, &k), np);
     EXPECT_STATUS(parsum_partition_by_key(NULL, din, dval, dout, o + 100, 10, 4, 4, &bytes_sel, &k), np);
+    EXPECT_STATUS(parsum_partition_unstable(NULL, din, dout, 10, 4, &bytes_sel, &k), np);
+    EXPECT_STATUS(parsum_partition_unstable_by_key(NULL, din, dval, dout, o + 100, 10, 4, 4, &bytes_sel, &k), np);
     EXPECT_STATUS(parsum_partition3(NULL, din, dout, 10, 4, &bytes_sel, &pred_sel, c), np);
     EXPECT_STATUS(parsum_split_by_bit(NULL, din, NULL, dout, NULL, 10, PARSUM_U32, 0, 3, &k), np);
     EXPECT_STATUS(parsum_unique(NULL, din, dout, 10, 4, &k), np);
@@ -139,6 +141,10 @@ static void test_null_pointers(void **state)
     EXPECT_ERR(parsum_select_indices(tu_ctx, din, 10, 4, &bytes_sel, NULL, &k), np, "indices");
     EXPECT_ERR(parsum_select_indices(tu_ctx, NULL, 10, 4, &pred_sel, o, &k), np, "in");
     EXPECT_ERR(parsum_partition_by_key(tu_ctx, din, dval, dout, NULL, 10, 4, 4, &pred_sel, &k), np, "values_out");
+    EXPECT_ERR(parsum_partition_unstable(tu_ctx, din, dout, 10, 4, NULL, &k), np, "sel");
+    EXPECT_ERR(parsum_partition_unstable(tu_ctx, din, NULL, 10, 4, &pred_sel, &k), np, "out");
+    EXPECT_ERR(parsum_partition_unstable(tu_ctx, din, dout, 10, 4, &pred_sel, NULL), np, "num_selected");
+    EXPECT_ERR(parsum_partition_unstable_by_key(tu_ctx, din, NULL, dout, o + 100, 10, 4, 4, &pred_sel, &k), np, "values_in");
     EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, 4, NULL, &pred_sel, c), np, "first");
     EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, 4, &bytes_sel, NULL, c), np, "second");
     EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, 4, &bytes_sel, &pred_sel, NULL), np, "counts");
@@ -192,6 +198,8 @@ static void test_allowed(void **state)
         ZERO_COUNT(parsum_select_by_key(tu_ctx, NULL, NULL, NULL, NULL, 0, 4, 4, &bytes_sel, &k), k);
         ZERO_COUNT(parsum_select_indices(tu_ctx, NULL, 0, 4, &pred_sel, NULL, &k), k);
         ZERO_COUNT(parsum_partition(tu_ctx, NULL, NULL, 0, 4, &custom_sel, &k), k);
+        ZERO_COUNT(parsum_partition_unstable(tu_ctx, NULL, NULL, 0, 4, &pred_sel, &k), k);
+        ZERO_COUNT(parsum_partition_unstable_by_key(tu_ctx, NULL, NULL, NULL, NULL, 0, 4, 4, &bits_sel, &k), k);
         ZERO_COUNT(parsum_partition3(tu_ctx, NULL, NULL, 0, 4, &s, &pred_sel, c), c[0]);
         ZERO_COUNT(parsum_split_by_bit(tu_ctx, NULL, NULL, NULL, NULL, 0, PARSUM_F64, 0, 63, &k), k);
         ZERO_COUNT(parsum_unique(tu_ctx, NULL, NULL, 0, 3, &k), k);
@@ -205,6 +213,7 @@ static void test_allowed(void **state)
         /* keys_out and unique_out may be NULL */
         EXPECT_STATUS(parsum_select_by_key(tu_ctx, din, dval, NULL, dout, 10, 4, 4, &pred_sel, &k), PARSUM_OK);
         EXPECT_STATUS(parsum_partition_by_key(tu_ctx, din, dval, NULL, dout, 10, 4, 4, &bits_sel, &k), PARSUM_OK);
+        EXPECT_STATUS(parsum_partition_unstable_by_key(tu_ctx, din, dval, NULL, dout, 10, 4, 4, &bits_sel, &k), PARSUM_OK);
         EXPECT_STATUS(parsum_split_by_bit(tu_ctx, din, dval, NULL, dout, 10, PARSUM_I16, 4, 15, &k), PARSUM_OK);
         EXPECT_STATUS(parsum_unique_by_key(tu_ctx, din, dval, NULL, dout, 10, 4, 4, &k), PARSUM_OK);
         EXPECT_STATUS(parsum_run_length_encode(tu_ctx, din, 10, 4, NULL, o, &k), PARSUM_OK);
@@ -227,6 +236,8 @@ static void test_sizes(void **state)
         EXPECT_ERR(parsum_select_indices(tu_ctx, din, 10, z, &custom_sel, o, &k), ia, "elem_size");
         EXPECT_ERR(parsum_partition(tu_ctx, din, dout, 10, z, &bits_sel, &k), ia, "elem_size");
         EXPECT_ERR(parsum_partition_by_key(tu_ctx, din, dval, dout, o + 100, 10, 4, z, &bytes_sel, &k), ia, "value_size");
+        EXPECT_ERR(parsum_partition_unstable(tu_ctx, din, dout, 10, z, &bits_sel, &k), ia, "elem_size");
+        EXPECT_ERR(parsum_partition_unstable_by_key(tu_ctx, din, dval, dout, o + 100, 10, 4, z, &bytes_sel, &k), ia, "value_size");
         EXPECT_ERR(parsum_partition3(tu_ctx, din, dout, 10, z, &bytes_sel, &bits_sel, c), ia, "elem_size");
         EXPECT_ERR(parsum_unique(tu_ctx, din, dout, 10, z, &k), ia, "elem_size");
         EXPECT_ERR(parsum_unique_by_key(tu_ctx, din, dval, dout, o + 100, 10, z, 4, &k), ia, "key_size");
@@ -348,6 +359,7 @@ static void test_overflow(void **state)
     EXPECT_ERR(parsum_select_by_key(tu_ctx, din, dval, NULL, dout, SIZE_MAX / 4, 1, 8, &bits_sel, &k), ov, "n");
     EXPECT_ERR(parsum_select_indices(tu_ctx, NULL, SIZE_MAX / 4, 1, &bits_sel, o, &k), ov, "n");
     EXPECT_ERR(parsum_partition(tu_ctx, din, dout, SIZE_MAX / 1000, 1024, &bytes_sel, &k), ov, "n");
+    EXPECT_ERR(parsum_partition_unstable(tu_ctx, din, dout, SIZE_MAX / 1000, 1024, &bytes_sel, &k), ov, "n");
     EXPECT_ERR(parsum_unique(tu_ctx, din, dout, SIZE_MAX / 3, 12, &k), ov, "n");
     EXPECT_ERR(parsum_run_length_encode(tu_ctx, din, SIZE_MAX / 4, 1, NULL, o, &k), ov, "n");
     EXPECT_ERR(parsum_run_length_nontrivial(tu_ctx, din, SIZE_MAX / 2, 1, o, o + 100, &k), ov, "n / 2");
@@ -371,6 +383,8 @@ static void test_overlap(void **state)
     EXPECT_ERR(parsum_select(tu_ctx, b, b, 10, 4, &bytes_sel, &k), ia, "out");
     EXPECT_ERR(parsum_select(tu_ctx, b, b + 36, 10, 4, &bytes_sel, &k), ia, "out");
     EXPECT_ERR(parsum_partition(tu_ctx, b + 36, b, 10, 4, &pred_sel, &k), ia, "out");
+    EXPECT_ERR(parsum_partition_unstable(tu_ctx, b, b, 10, 4, &pred_sel, &k), ia, "out");
+    EXPECT_ERR(parsum_partition_unstable_by_key(tu_ctx, b, v, out, v + 20, 10, 4, 4, &pred_sel, &k), ia, "values_out");
     EXPECT_VALID(parsum_select(tu_ctx, b, b + 40, 10, 4, &pred_sel, &k));
     /* the flags under an output: bytes, and the bit word actually read */
     s.bytes = (const uint8_t *)(out + 30);

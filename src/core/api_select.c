@@ -388,6 +388,37 @@ parsum_status parsum_partition_by_key(parsum_context *ctx,
                         key_size, value_size);
 }
 
+parsum_status parsum_partition_unstable(parsum_context *ctx, const void *in,
+                                        void *out, size_t n, size_t elem_size,
+                                        const parsum_selector *sel,
+                                        size_t *num_selected)
+{
+    if (ctx == NULL)
+        return PARSUM_ERR_NULL_POINTER;
+    sel_call c;
+    sel_call_init(&c, "parsum_partition_unstable", n, sel, num_selected);
+    c.a.partition = true;
+    c.a.reverse_rest = true;
+    return plain_select(ctx, &c, in, out, elem_size);
+}
+
+parsum_status parsum_partition_unstable_by_key(
+    parsum_context *ctx, const void *keys_in, const void *values_in,
+    void *keys_out, void *values_out, size_t n, size_t key_size,
+    size_t value_size, const parsum_selector *sel, size_t *num_selected)
+{
+    static const char fn[] = "parsum_partition_unstable_by_key";
+    if (ctx == NULL)
+        return PARSUM_ERR_NULL_POINTER;
+    sel_call c;
+    sel_call_init(&c, fn, n, sel, num_selected);
+    c.a.partition = true;
+    c.a.reverse_rest = true;
+    CHECK(check_size(ctx, fn, "value_size", value_size));
+    return keyed_select(ctx, &c, keys_in, values_in, keys_out, values_out,
+                        key_size, value_size);
+}
+
 parsum_status parsum_partition3(parsum_context *ctx, const void *in,
                                 void *out, size_t n, size_t elem_size,
                                 const parsum_selector *first,

@@ -32,6 +32,9 @@ extern "C" {
  *   - partition false: the selected elements are packed at the start of
  *     each output, in order. partition true: after them come the rejected
  *     ones in order (partition3: the ones sel2 selects, then the rest).
+ *     reverse_rest (two-way partition only): the rejected ones in reverse
+ *     input order instead, element i of them at n - 1 - (its rank among
+ *     the rejected), so that their place does not depend on the total.
  *   - counts: 1 value (2 for partition3) in host memory, or on a CUDA
  *     context possibly device memory (the backend finds out). */
 typedef struct parsum__select_args {
@@ -46,6 +49,7 @@ typedef struct parsum__select_args {
     void *values_out;
     uint64_t *indices_out;
     bool partition;
+    bool reverse_rest;
     size_t n;
     size_t *counts;
 } parsum__select_args;

@@ -35,7 +35,11 @@
  * turns the counts into starting positions, and a second pass makes the
  * bits again and compresses each group of each chunk to its place; every
  * group keeps input order. The split by bit is a partition with the core's
- * BIT_CLEAR predicate.
+ * BIT_CLEAR predicate. parsum_partition_unstable puts the rejected ones in
+ * reverse order from the end, so their place needs only the count of
+ * selected elements before the chunk: it runs select's chained pass, the
+ * chunk's rejected elements reversed in the staging area and copied below
+ * n - (rejected before the chunk).
  */
 #include "../core/internal.h"
 #include "cpu.h"
@@ -157,6 +161,8 @@ typedef struct sel_job {
     const parsum__cpu_select_kernels *k;
     sel_src s1, s2;
     int groups; /* 1 select, 2 partition, 3 partition3 */
+    /* one pass along the chain of counts: select, partition_unstable */
+    int chained;
     size_t n, chunk, nchunks, words;
     /* select: the chain, a slot per chunk (flag, running count at 8) */
     unsigned char *slots;
@@ -320,6 +326,71 @@ static void move(const sel_job *j, uint64_t *const *bits, int groups,
         }
 }
 
+/* Reverses m elements of es bytes in place (the staged rejected elements
+ * of parsum_partition_unstable). Sizes 1, 2, 4, 8 as words; others byte
+ * by byte. */
+static void reverse_elems(unsigned char *p, size_t m, size_t es)
+{
+#define PARSUM__REVERSE_AS(TY)                                              \
+    do {                                                                    \
+        for (size_t i = 0, k = m - 1; i < k; i++, k--) {                    \
+            TY x, y;                                                        \
+            memcpy(&x, p + i * sizeof(TY), sizeof(TY));                     \
+            memcpy(&y, p + k * sizeof(TY), sizeof(TY));                     \
+            memcpy(p + i * sizeof(TY), &y, sizeof(TY));                     \
+            memcpy(p + k * sizeof(TY), &x, sizeof(TY));                     \
+        }                                                                   \
+    } while (0)
+    if (m < 2)
+        return;
+    switch (es) {
+    case 1: PARSUM__REVERSE_AS(uint8_t); return;
+    case 2: PARSUM__REVERSE_AS(uint16_t); return;
+    case 4: PARSUM__REVERSE_AS(uint32_t); return;
+    case 8: PARSUM__REVERSE_AS(uint64_t); return;
+    default: break;
+    }
+#undef PARSUM__REVERSE_AS
+    for (size_t i = 0, k = m - 1; i < k; i++, k--)
+        for (size_t b = 0; b < es; b++) {
+            unsigned char t = p[i * es + b];
+            p[i * es + b] = p[k * es + b];
+            p[k * es + b] = t;
+        }
+}
+
+/* parsum_partition_unstable's rejected elements of chunk c (bits: the
+ * chunk's rest), reversed, to the output positions just below `end`: a
+ * piece at a time through the staging area, reversed there, then copied
+ * out (streamed when the outputs are large). */
+static void move_reversed(const sel_job *j, const uint64_t *bits, size_t c,
+                          size_t end, unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    size_t off = c * j->chunk, len = chunk_len(j, c);
+    outp d = staging(j, stage), o = outputs_at(j, end);
+    for (size_t s = 0; s < len; s += PIECE) {
+        size_t l = len - s < PIECE ? len - s : PIECE;
+        size_t m = compress_range(j, bits + s / 64, off + s, l, d);
+        if (o.k != NULL) {
+            o.k -= m * a->key_size;
+            reverse_elems(d.k, m, a->key_size);
+            if (j->stream)
+                j->k->stream_copy(o.k, d.k, m * a->key_size);
+            else
+                memcpy(o.k, d.k, m * a->key_size);
+        }
+        if (o.v != NULL) {
+            o.v -= m * a->value_size;
+            reverse_elems(d.v, m, a->value_size);
+            if (j->stream)
+                j->k->stream_copy(o.v, d.v, m * a->value_size);
+            else
+                memcpy(o.v, d.v, m * a->value_size);
+        }
+    }
+}
+
 /* The bits of every group of chunk c into g[0 .. groups) and their
  * counts: the selected, then (partition3) those the second selector takes
  * among the rest, then the rest. */
@@ -459,6 +530,10 @@ static void select_worker(void *arg, int tid, int nt)
         group_bits(j, c, g, cnt);
         size_t at = chain(j, c, cnt[0]);
         move(j, g, 1, c, next, &at, stage);
+        /* partition_unstable: the rejected before this chunk are the
+         * elements before it minus the selected, counted from n down */
+        if (j->groups == 2)
+            move_reversed(j, g[1], c, j->n - (c * j->chunk - at), stage);
         c = next;
     }
     /* The streamed stores, visible before the call returns. */
@@ -546,6 +621,9 @@ static const char *select_fn(const parsum__select_args *a)
 {
     if (a->sel2 != NULL)
         return "parsum_partition3";
+    if (a->partition && a->reverse_rest)
+        return a->values != NULL ? "parsum_partition_unstable_by_key"
+                                 : "parsum_partition_unstable";
     if (a->partition)
         return a->values != NULL ? "parsum_partition_by_key"
                                  : "parsum_partition";
@@ -575,10 +653,14 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
                     (a->indices_out != NULL ? sizeof(uint64_t) : 0);
     j->stream =
         out_es > 0 && a->n >= parsum__cpu_stream_threshold() / out_es;
-    j->stage_bytes = j->stream ? PARSUM__ROUND64(j->chunk * a->key_size) +
-                                     PARSUM__ROUND64(j->chunk * a->value_size) +
-                                     j->chunk * sizeof(uint64_t)
-                               : 0;
+    /* partition_unstable reverses its rejected elements in the staging
+     * area, streamed or not */
+    j->chained = j->groups == 1 || a->reverse_rest;
+    j->stage_bytes = j->stream || a->reverse_rest
+                         ? PARSUM__ROUND64(j->chunk * a->key_size) +
+                               PARSUM__ROUND64(j->chunk * a->value_size) +
+                               j->chunk * sizeof(uint64_t)
+                         : 0;
     if (j->stream && j->groups == 1 &&
         a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
@@ -587,8 +669,7 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
     /* the fused select alternates two staging buffers */
     j->tmp_bytes = PARSUM__ROUND64((size_t)j->groups * j->words * 8) +
                    (j->fused != NULL ? 2 : 1) * j->stage_bytes;
-    size_t per_chunk =
-        j->groups == 1 ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
+    size_t per_chunk = j->chained ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
     size_t meta, tmp_bytes;
     if (!parsum__mul_size(j->nchunks, per_chunk, &meta) ||
         !parsum__mul_size((size_t)*nt, j->tmp_bytes, &tmp_bytes))
@@ -618,7 +699,7 @@ parsum_status parsum__cpu_select(parsum_context *ctx,
     parsum_status st = job_init(ctx, &j, a, &nt);
     if (st != PARSUM_OK)
         return st;
-    if (j.groups == 1) {
+    if (j.chained) {
         for (size_t c = 0; c < j.nchunks; c++)
             atomic_init(parsum__slot_flag(j.slots, SLOT_BYTES, c), 0);
         atomic_init(&j.next, 0);

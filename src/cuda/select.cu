@@ -8,7 +8,8 @@
  *  - select / select_by_key / select_indices: one pass, G = 1.
  *  - partition, partition_by_key, split_by_bit: a count pass (per-tile
  *    counts and the total), then the pass with G = 2. partition3: the
- *    same with G = 3 on select_kernel.
+ *    same with G = 3 on select_kernel. partition_unstable(_by_key): the
+ *    pass with G = 2 alone (ka.rev), the rest reversed from the end.
  *  - unique (by key): G = 1 with the run-head selector.
  *  - run-length encode: select_tile_kernel writes the lengths, all but
  *    each tile's last, which run_fix_kernel finishes; on select_kernel
@@ -117,10 +118,11 @@ bool reads_keys(const parsum_k::sel_desc &s)
 typedef void (*tile_fn)(parsum_k::select_kargs);
 
 template <int KS>
-void tile_kernels_of(int G, tile_fn *k, count_fn *cnt)
+void tile_kernels_of(int G, bool rev, tile_fn *k, count_fn *cnt)
 {
-    *k = G == 1 ? parsum_k::select_tile_kernel<KS, 1>
-                : parsum_k::select_tile_kernel<KS, 2>;
+    *k = G == 1 ? parsum_k::select_tile_kernel<KS, 1, false>
+         : rev  ? parsum_k::select_tile_kernel<KS, 2, true>
+                : parsum_k::select_tile_kernel<KS, 2, false>;
     *cnt = parsum_k::select_tile_count_kernel<KS>;
 }
 
@@ -149,15 +151,16 @@ parsum_status run_tile_pass(parsum_context *ctx, parsum_k::select_kargs ka,
     const u64 tiles = (ka.n + tile - 1) / tile;
     tile_fn k;
     count_fn cnt;
+    const bool rev = ka.rev != 0u;
     switch (ks) {
-    case 1: tile_kernels_of<1>(G, &k, &cnt); break;
-    case 2: tile_kernels_of<2>(G, &k, &cnt); break;
-    case 4: tile_kernels_of<4>(G, &k, &cnt); break;
-    case 8: tile_kernels_of<8>(G, &k, &cnt); break;
-    default: tile_kernels_of<0>(G, &k, &cnt); break;
+    case 1: tile_kernels_of<1>(G, rev, &k, &cnt); break;
+    case 2: tile_kernels_of<2>(G, rev, &k, &cnt); break;
+    case 4: tile_kernels_of<4>(G, rev, &k, &cnt); break;
+    case 8: tile_kernels_of<8>(G, rev, &k, &cnt); break;
+    default: tile_kernels_of<0>(G, rev, &k, &cnt); break;
     }
     PARSUM_CUDA_TRY(ctx, init_pass(ctx, &ka, tiles, state, totals));
-    if (G == 2) {
+    if (G == 2 && !rev) {
         cnt<<<aux_grid(ctx, tiles, 1), parsum_k::ST_BLOCK, 0, st->stream>>>(
             ka, totals);
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
@@ -239,7 +242,7 @@ parsum_status run_pass(parsum_context *ctx, parsum_k::select_kargs ka, int G,
         kernels_g<3>(ks, &k, &cnt);
 
     PARSUM_CUDA_TRY(ctx, init_pass(ctx, &ka, tiles, state, totals));
-    if (G >= 2) {
+    if (G >= 2 && ka.rev == 0u) {
         cnt<<<aux_grid(ctx, tiles, 1), parsum_k::SEL_BLOCK, 0, st->stream>>>(
             ka, totals);
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
@@ -474,6 +477,7 @@ parsum_status parsum__cuda_select(parsum_context *ctx,
     ka.keys_out = a->keys_out;
     ka.values_out = a->values_out;
     ka.idx_out = reinterpret_cast<u64 *>(a->indices_out);
+    ka.rev = G == 2 && a->reverse_rest ? 1u : 0u;
     s = run_pass(ctx, ka, G, ps.state, ps.counts);
     if (s != PARSUM_OK)
         return s;

@@ -24,7 +24,8 @@
  *
  * A partition needs the totals of the groups before its first tile is
  * written (the rejected elements follow all selected ones): the host runs
- * select_count_kernel first.
+ * select_count_kernel first. parsum_partition_unstable's (a.rev) does not:
+ * its rejected elements fill the output from the end down.
  */
 #ifndef PARSUM_SELECT_KERNELS_CUH
 #define PARSUM_SELECT_KERNELS_CUH
@@ -88,7 +89,11 @@ struct select_kargs {
     void *values_out;
     u64 *idx_out;
     const u64 *totals; /* G >= 2: group totals from select_count_kernel */
-    u64 *count_out;    /* G == 1: the selected count (device) */
+    u64 *count_out;    /* G == 1 or rev: the selected count (device) */
+    /* G == 2, parsum_partition_unstable: the rejected element of rank r
+     * among the rejected goes to n - 1 - r, so no totals are needed and
+     * the pass publishes its count like a select */
+    u32 rev;
     u32 *counter;      /* tile counter and look-back descriptors, zeroed */
     u32 *desc;
     /* select_tile_kernel, run starts only: idx_out receives run lengths
@@ -409,7 +414,8 @@ struct sel_dest {
     u32 b1[SEL_ITEMS];
     u32 sel0, g1, lt;
     int warp;
-    u64 base, x0, x1, t0, t1;
+    bool rev; /* G == 2: the rest reversed from rtop (= n - 1) down */
+    u64 base, x0, x1, t0, t1, rtop;
     __device__ __forceinline__ u64 operator()(int i) const
     {
         const u32 off = s_off[i * SEL_NWARP + warp];
@@ -423,7 +429,10 @@ struct sel_dest {
          * before this (item, warp) minus groups 0 and 1 */
         const u64 before = base + (u64)i * SEL_BLOCK + (u64)warp * 32u;
         const u32 rest = ~(b0[i] | b1[i]);
-        return t0 + t1 + (before - o0 - o1) + (u64)__popc(rest & lt);
+        const u64 r = (before - o0 - o1) + (u64)__popc(rest & lt);
+        if (G == 2 && rev)
+            return rtop - r;
+        return t0 + t1 + r;
     }
 };
 
@@ -517,12 +526,13 @@ __global__ void __launch_bounds__(SEL_BLOCK) select_kernel(select_kargs a)
     const u64 x0 = G == 3 ? (xc & 0xffffffffull) : xc;
     const u64 x1 = G == 3 ? (xc >> 32) : 0u;
     u64 t0 = 0u, t1 = 0u;
-    if constexpr (G >= 2) {
+    const bool rev = G == 2 && a.rev != 0u;
+    if (G >= 2 && !rev) {
         t0 = a.totals[0];
         if constexpr (G == 3)
             t1 = a.totals[1];
     }
-    if constexpr (G == 1) {
+    if (G == 1 || rev) {
         if (tid == 0 && c == a.num_tiles - 1u)
             *a.count_out = x0 + (s_tot & 0xffffu);
     }
@@ -545,6 +555,8 @@ __global__ void __launch_bounds__(SEL_BLOCK) select_kernel(select_kargs a)
     dest.x1 = x1;
     dest.t0 = t0;
     dest.t1 = t1;
+    dest.rev = rev;
+    dest.rtop = a.n - 1u;
 
     /* 5. Move keys, values, indices. Keys in registers (a predicate's or
      * a run test's) go straight from there when keys_out is aligned to

@@ -388,13 +388,16 @@ __device__ __forceinline__ void st_shared_if(u32 p, u32 addr, U v)
 /* Stages val(r, v), of type W (the key, or the item's u16 position in the
  * tile), for every kept item of tile t at its local position in s_buf:
  * group 0 by rank from 0, the rest (G == 2) by rank among the rest from
- * n0. Needs only the tile's own counts, not its prefix. The position of
- * item (r, v) is its row's base plus the selected items before it in the
- * vector: one predicated store per item, no branch. */
-template <int KS, int G, class W, class L, class F>
+ * n0 (REV: from rtop, the tile's valid items less one, down, so that the
+ * staged rest is in reverse order). Needs only the tile's own counts, not
+ * its prefix. The position of item (r, v) is its row's base plus the
+ * selected items before it in the vector: one predicated store per item,
+ * no branch. */
+template <int KS, int G, bool REV, class W, class L, class F>
 __device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
                                          const L &lay, u32 wp, u32 n0,
-                                         unsigned char *s_buf, const F &val)
+                                         u32 rtop, unsigned char *s_buf,
+                                         const F &val)
 {
     constexpr int R = st_tile_t<KS>::R;
     constexpr int V = st_tile_t<KS>::V;
@@ -408,14 +411,16 @@ __device__ __forceinline__ void st_stage(const st_tile_t<KS> &t,
         const u32 m = (t.sel >> (r * V)) & VM;
         const u32 live = G == 1 ? m : (t.valid >> (r * V)) & VM;
         const u32 a0 = sb + below * WS;
-        /* the rejected: after all n0, at their rank among the rejected */
-        const u32 a1 = sb + (n0 + lay.offset(r) - below) * WS;
+        /* the rejected: after all n0, at their rank among the rejected
+         * (REV: at rtop less that rank) */
+        const u32 rk = lay.offset(r) - below;
+        const u32 a1 = sb + (REV ? rtop - rk : n0 + rk) * WS;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const u32 k = (u32)__popc(m & ((1u << v) - 1u));
             u32 addr = a0 + k * WS;
             if (G == 2 && !((m >> v) & 1u))
-                addr = a1 + ((u32)v - k) * WS;
+                addr = REV ? a1 - ((u32)v - k) * WS : a1 + ((u32)v - k) * WS;
             st_shared_if<W>(live & (1u << v), addr, val(r, v));
         }
     }
@@ -486,8 +491,9 @@ __device__ __forceinline__ void st_store_run(U *out, const unsigned char *s_buf,
 
 /* Writes tile t (keys staged by st_stage before a barrier, offsets and
  * warp totals in s_wtot) once its group-0 prefix x0 is known. Ends after
- * its last read of shared memory, without a barrier. */
-template <int KS, int G, class L>
+ * its last read of shared memory, without a barrier. REV: the rest goes
+ * below n - (the rest before the tile), staged in reverse already. */
+template <int KS, int G, bool REV, class L>
 __device__ __forceinline__ void st_write(const select_kargs &a,
                                          const st_tile_t<KS> &t, const L &lay,
                                          u32 wp, u32 n0, u64 x0,
@@ -502,7 +508,9 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
     st_dest dest;
     dest.x0 = x0;
     dest.n0 = n0;
-    dest.r0 = G == 2 ? a.totals[0] + (base - x0) : 0u;
+    dest.r0 = G != 2 ? 0u
+              : REV  ? a.n - (base - x0) - (u64)(cnt - n0)
+                     : a.totals[0] + (base - x0);
     const int tid = (int)threadIdx.x;
 
     bool staged = false;
@@ -521,8 +529,8 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
         return;
     if (staged)
         __syncthreads(); /* every read of the staged keys is done */
-    st_stage<KS, G, unsigned short>(
-        t, lay, wp, n0, s_buf, [&](int r, int v) {
+    st_stage<KS, G, REV, unsigned short>(
+        t, lay, wp, n0, nvalid - 1u, s_buf, [&](int r, int v) {
             return (unsigned short)(lay.offset(r) + (u32)v);
         });
     __syncthreads();
@@ -552,14 +560,18 @@ __device__ __forceinline__ void st_write(const select_kargs &a,
 /*
  * G = 1: select, unique, run starts and ends (count to count_out). G = 2:
  * partition, after select_tile_count_kernel (totals[0] and every tile's
- * count published). KS: bytes of the keys held in registers (for the
- * selector or the output), 0 for none. Any grid size: tiles are claimed
- * in order from the counter.
+ * count published); with REV (parsum_partition_unstable) in one pass
+ * like G = 1, the rest reversed from the end. KS: bytes of the keys held
+ * in registers (for the selector or the output), 0 for none. Any grid
+ * size: tiles are claimed in order from the counter.
  */
-template <int KS, int G>
+template <int KS, int G, bool REV>
 __global__ void __launch_bounds__(ST_BLOCK, 2)
     select_tile_kernel(select_kargs a)
 {
+    /* one pass, each tile's count published by the tile itself */
+    constexpr bool ONE_PASS = G == 1 || REV;
+    static_assert(!REV || G == 2, "REV is a two-way partition");
     constexpr int R = st_tile_t<KS>::R;
     constexpr int V = st_tile_t<KS>::V;
     static_assert(G == 1 || G == 2, "groups");
@@ -601,7 +613,7 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
         if (lane == 0)
             s_wtot[buf][warp] = wt;
         __syncthreads();
-        if (G == 1 && warp == 0) {
+        if (ONE_PASS && warp == 0) {
             u32 agg = 0u;
 #pragma unroll
             for (int i = 0; i < ST_NWARP; ++i)
@@ -626,15 +638,18 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
             if (lane == 0)
                 s_x = t.c > 0 ? xc : 0u;
         }
+        const u64 base = (u64)t.c * st_tile(KS);
+        const u32 rtop = (a.n - base < st_tile(KS) ? (u32)(a.n - base)
+                                                   : st_tile(KS)) - 1u;
         if (stage_keys)
-            st_stage<KS, G, typename tile_t::U>(
-                t, lay, wp, n0, s_buf,
+            st_stage<KS, G, REV, typename tile_t::U>(
+                t, lay, wp, n0, rtop, s_buf,
                 [&](int r, int v) { return t.y[r][v]; });
         __syncthreads();
         const u64 x0 = s_x;
-        if (G == 1 && tid == 0 && t.c == a.num_tiles - 1u)
+        if (ONE_PASS && tid == 0 && t.c == a.num_tiles - 1u)
             *a.count_out = x0 + n0;
-        st_write<KS, G>(a, t, lay, wp, n0, x0, s_buf);
+        st_write<KS, G, REV>(a, t, lay, wp, n0, x0, s_buf);
     };
 
     /* scan_pipe_kernel's order: a tile's count is published before the
@@ -642,7 +657,7 @@ __global__ void __launch_bounds__(ST_BLOCK, 2)
      * (H200, 2^28 u32: select 1.08x -> 1.16x CUB; the scan loses with it,
      * NOTES.md section 9): finish() reads s_wtot before its barrier only,
      * and the staged keys are written after load()'s. */
-    if constexpr (G == 1) {
+    if constexpr (ONE_PASS) {
         two_tile_loop<tile_t, true>(a.num_tiles, a.counter, s_tile,
                                     load_local, finish);
     } else {

@@ -96,6 +96,10 @@ size_t parsum__ref_select(const parsum_selector *sel,
  * selected. */
 size_t parsum__ref_partition(const parsum_selector *sel,
                              const parsum__ref_buffers *b);
+/* parsum_partition_unstable: the selected in order, then the others in
+ * reverse order (the first of them last); returns the number selected. */
+size_t parsum__ref_partition_unstable(const parsum_selector *sel,
+                                      const parsum__ref_buffers *b);
 /* Three groups: first's, second's among the rest, the rest. */
 void parsum__ref_partition3(const parsum_selector *first,
                             const parsum_selector *second,

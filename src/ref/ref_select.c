@@ -110,6 +110,21 @@ size_t parsum__ref_partition(const parsum_selector *sel,
     return k;
 }
 
+size_t parsum__ref_partition_unstable(const parsum_selector *sel,
+                                      const parsum__ref_buffers *b)
+{
+    size_t k = append(sel, true, b, 0);
+    /* the rejected ones from the end down, in input order */
+    size_t at = b->n;
+    for (size_t i = 0; i < b->n; i++)
+        if (!parsum__ref_selected(sel, b->keys, b->key_size, i)) {
+            at--;
+            put(b->keys_out, at, b->keys, i, b->key_size);
+            put(b->values_out, at, b->values, i, b->value_size);
+        }
+    return k;
+}
+
 void parsum__ref_partition3(const parsum_selector *first,
                             const parsum_selector *second,
                             const parsum__ref_buffers *b, size_t counts[2])

@@ -1,6 +1,6 @@
 /* bench_cmd.c - `parsum bench reduce|scan|segscan|segreduce|scanbykey|
- * reducebykey|select|partition|unique|rle|integral|boxfilter|histogram|
- * sort`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
+ * reducebykey|select|partition|partition_unstable|unique|rle|integral|
+ * boxfilter|histogram|sort`: option parsing, then the CPU benchmark (bench/bench_cpu.c,
  * bench_cpu_seg.c, bench_cpu_select.c, bench_cpu_image.c,
  * bench_cpu_hist.c, bench_cpu_sort.c) or, when the backend resolves to
  * CUDA and the CUDA benchmark is built in, bench/bench_cuda.cu and
@@ -25,7 +25,8 @@
  * (--seg, --seg-kind) and their CPU entry point. */
 static const char *const benchmarks[] = {
     "reduce",    "scan",        "segscan", "segreduce", "scanbykey",
-    "reducebykey", "select",    "partition", "unique",  "rle",
+    "reducebykey", "select",    "partition", "partition_unstable",
+    "unique",    "rle",
     "integral",  "boxfilter",   "histogram", "sort"};
 #define NUM_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
@@ -37,11 +38,13 @@ static int known_benchmark(const char *what)
     return 0;
 }
 
-/* select, partition (take --selectivity, --select-by), unique, rle. */
+static int selects_elements(const char *what);
+
+/* select, the partitions (take --selectivity, --select-by), unique, rle. */
 static int is_selection(const char *what)
 {
-    return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0 ||
-           strcmp(what, "unique") == 0 || strcmp(what, "rle") == 0;
+    return selects_elements(what) || strcmp(what, "unique") == 0 ||
+           strcmp(what, "rle") == 0;
 }
 
 /* integral, boxfilter: square images of --n pixels. */
@@ -65,7 +68,8 @@ static int is_sort(const char *what)
 
 static int selects_elements(const char *what)
 {
-    return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0;
+    return strcmp(what, "select") == 0 || strcmp(what, "partition") == 0 ||
+           strcmp(what, "partition_unstable") == 0;
 }
 
 static int is_segmented(const char *what)
@@ -311,7 +315,7 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
                    : CLI_EXIT_OK;
     if (!selects_elements(a->what) && a->selectivity_set)
         return cli_usage_error("bench %s: --selectivity and --select-by "
-                               "apply to select and partition only",
+                               "apply to select and the partitions only",
                                a->what);
     if (a->seg_kind_set && strcmp(a->what, "segscan") != 0)
         return cli_usage_error("bench %s: --seg-kind applies to segscan "
@@ -359,13 +363,15 @@ int cli_bench(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error("bench: say what to measure: reduce, scan, "
                                "segscan, segreduce, scanbykey, reducebykey, "
-                               "select, partition, unique, rle, integral, "
-                               "boxfilter, histogram or sort");
+                               "select, partition, partition_unstable, "
+                               "unique, rle, integral, boxfilter, histogram "
+                               "or sort");
     if (!known_benchmark(argv[1]))
         return cli_usage_error("bench: unknown benchmark '%s' (expected "
                                "reduce, scan, segscan, segreduce, scanbykey, "
-                               "reducebykey, select, partition, unique, rle, "
-                               "integral, boxfilter, histogram or sort)",
+                               "reducebykey, select, partition, "
+                               "partition_unstable, unique, rle, integral, "
+                               "boxfilter, histogram or sort)",
                                argv[1]);
     a.what = argv[1];
     a.n = DEFAULT_N;
