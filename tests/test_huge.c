@@ -233,12 +233,16 @@ static void gen_sel_words(size_t w0, size_t count, uint32_t *words)
     }
 }
 
-/* The selected input bytes, in order, against out (downloaded a block at
- * a time); returns the mismatches, *count the number selected. */
-static size_t check_select(const unsigned char *dout, unsigned char *blk,
-                           unsigned char *got, uint32_t *words, size_t *count)
+/* The selected input bytes (rest: the rejected ones) against out: the
+ * r-th of them at out[r], or with rest at out[HUGE_N - 1 - r] (where
+ * parsum_partition_unstable puts them); out is downloaded a block at a
+ * time, the way it is walked. Returns the mismatches, *count the number
+ * of bytes checked. */
+static size_t check_part(const unsigned char *dout, unsigned char *blk,
+                         unsigned char *got, uint32_t *words, bool rest,
+                         size_t *count)
 {
-    size_t at = 0, have = 0, base = 0, bad = 0;
+    size_t r = 0, base = 0, have = 0, bad = 0;
     for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
         size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
         gen_block(b, blk, len);
@@ -246,49 +250,19 @@ static size_t check_select(const unsigned char *dout, unsigned char *blk,
         gen_sel_words(w0, (SEL_BIT0 + off + len) / 32 - w0 + 1, words);
         for (size_t i = 0; i < len; i++) {
             size_t bit = SEL_BIT0 + off + i;
-            if (!((words[bit / 32 - w0] >> (bit % 32)) & 1u))
+            if ((((words[bit / 32 - w0] >> (bit % 32)) & 1u) != 0) == rest)
                 continue;
-            if (at == base + have) { /* the next block of the output */
-                base = at;
-                have = HUGE_N - at < BLOCK ? HUGE_N - at : BLOCK;
+            size_t p = rest ? HUGE_N - 1 - r : r;
+            if (p < base || p - base >= have) { /* the next block of out */
+                base = !rest ? p : p + 1 >= BLOCK ? p + 1 - BLOCK : 0;
+                have = !rest ? (HUGE_N - p < BLOCK ? HUGE_N - p : BLOCK)
+                             : p + 1 - base;
                 tu_download(got, dout + base, have);
             }
-            if (got[at - base] != blk[i] && bad++ < TU_MAX_REPORTS)
-                print_error("  MISMATCH select u8 bits n=%zu: output %zu "
-                            "(input %zu): expected %d, got %d\n",
-                            HUGE_N, at, off + i, blk[i], got[at - base]);
-            at++;
-        }
-    }
-    *count = at;
-    return bad;
-}
-
-/* parsum_partition_unstable's rejected part: the r-th rejected input
- * byte at out[HUGE_N - 1 - r] (downloaded a block at a time, from the
- * end down); returns the mismatches, *count the number rejected. */
-static size_t check_rest_reversed(const unsigned char *dout,
-                                  unsigned char *blk, unsigned char *got,
-                                  uint32_t *words, size_t *count)
-{
-    size_t r = 0, base = HUGE_N, bad = 0;
-    for (size_t off = 0, b = 0; off < HUGE_N; off += BLOCK, b++) {
-        size_t len = HUGE_N - off < BLOCK ? HUGE_N - off : BLOCK;
-        gen_block(b, blk, len);
-        size_t w0 = (SEL_BIT0 + off) / 32;
-        gen_sel_words(w0, (SEL_BIT0 + off + len) / 32 - w0 + 1, words);
-        for (size_t i = 0; i < len; i++) {
-            size_t bit = SEL_BIT0 + off + i;
-            if ((words[bit / 32 - w0] >> (bit % 32)) & 1u)
-                continue;
-            size_t p = HUGE_N - 1 - r;
-            if (p < base) { /* the block of the output below */
-                base = p + 1 >= BLOCK ? p + 1 - BLOCK : 0;
-                tu_download(got, dout + base, p + 1 - base);
-            }
             if (got[p - base] != blk[i] && bad++ < TU_MAX_REPORTS)
-                print_error("  MISMATCH partition_unstable u8 bits n=%zu: "
-                            "output %zu (input %zu): expected %d, got %d\n",
+                print_error("  MISMATCH %s u8 bits n=%zu: output %zu (input "
+                            "%zu): expected %d, got %d\n",
+                            rest ? "partition_unstable rest" : "selected",
                             HUGE_N, p, off + i, blk[i], got[p - base]);
             r++;
         }
@@ -328,7 +302,7 @@ static void test_huge_select_u8_bits(void **state)
     sel.bit_offset = SEL_BIT0;
     size_t k = 0, want = 0, failures = 0;
     TU_OK(parsum_select(tu_ctx, huge_buf, po, HUGE_N, 1, &sel, &k));
-    if (check_select(po, blk, got, words, &want) != 0)
+    if (check_part(po, blk, got, words, false, &want) != 0)
         tu_report(&failures, "  select u8 by bits wrong\n");
     if (k != want)
         tu_report(&failures, "  select u8 by bits: num_selected %zu, "
@@ -338,8 +312,8 @@ static void test_huge_select_u8_bits(void **state)
     size_t kp = 0, rest = 0;
     TU_OK(parsum_partition_unstable(tu_ctx, huge_buf, po, HUGE_N, 1, &sel,
                                     &kp));
-    if (check_select(po, blk, got, words, &want) != 0 ||
-        check_rest_reversed(po, blk, got, words, &rest) != 0)
+    if (check_part(po, blk, got, words, false, &want) != 0 ||
+        check_part(po, blk, got, words, true, &rest) != 0)
         tu_report(&failures, "  partition_unstable u8 by bits wrong\n");
     if (kp != want || rest != HUGE_N - want)
         tu_report(&failures, "  partition_unstable u8 by bits: "

@@ -356,17 +356,49 @@ parsum_status parsum_select_indices(parsum_context *ctx, const void *in,
     return finish_select(ctx, &c);
 }
 
+/* The two-way partitions, stable or with the rest reversed
+ * (parsum_partition_unstable). */
+static parsum_status partition_plain(parsum_context *ctx, const char *fn,
+                                     bool reverse_rest, const void *in,
+                                     void *out, size_t n, size_t elem_size,
+                                     const parsum_selector *sel,
+                                     size_t *num_selected)
+{
+    if (ctx == NULL)
+        return PARSUM_ERR_NULL_POINTER;
+    sel_call c;
+    sel_call_init(&c, fn, n, sel, num_selected);
+    c.a.partition = true;
+    c.a.reverse_rest = reverse_rest;
+    return plain_select(ctx, &c, in, out, elem_size);
+}
+
+static parsum_status partition_keyed(parsum_context *ctx, const char *fn,
+                                     bool reverse_rest, const void *keys_in,
+                                     const void *values_in, void *keys_out,
+                                     void *values_out, size_t n,
+                                     size_t key_size, size_t value_size,
+                                     const parsum_selector *sel,
+                                     size_t *num_selected)
+{
+    if (ctx == NULL)
+        return PARSUM_ERR_NULL_POINTER;
+    sel_call c;
+    sel_call_init(&c, fn, n, sel, num_selected);
+    c.a.partition = true;
+    c.a.reverse_rest = reverse_rest;
+    CHECK(check_size(ctx, fn, "value_size", value_size));
+    return keyed_select(ctx, &c, keys_in, values_in, keys_out, values_out,
+                        key_size, value_size);
+}
+
 parsum_status parsum_partition(parsum_context *ctx, const void *in,
                                void *out, size_t n, size_t elem_size,
                                const parsum_selector *sel,
                                size_t *num_selected)
 {
-    if (ctx == NULL)
-        return PARSUM_ERR_NULL_POINTER;
-    sel_call c;
-    sel_call_init(&c, "parsum_partition", n, sel, num_selected);
-    c.a.partition = true;
-    return plain_select(ctx, &c, in, out, elem_size);
+    return partition_plain(ctx, "parsum_partition", false, in, out, n,
+                           elem_size, sel, num_selected);
 }
 
 parsum_status parsum_partition_by_key(parsum_context *ctx,
@@ -377,15 +409,9 @@ parsum_status parsum_partition_by_key(parsum_context *ctx,
                                       const parsum_selector *sel,
                                       size_t *num_selected)
 {
-    static const char fn[] = "parsum_partition_by_key";
-    if (ctx == NULL)
-        return PARSUM_ERR_NULL_POINTER;
-    sel_call c;
-    sel_call_init(&c, fn, n, sel, num_selected);
-    c.a.partition = true;
-    CHECK(check_size(ctx, fn, "value_size", value_size));
-    return keyed_select(ctx, &c, keys_in, values_in, keys_out, values_out,
-                        key_size, value_size);
+    return partition_keyed(ctx, "parsum_partition_by_key", false, keys_in,
+                           values_in, keys_out, values_out, n, key_size,
+                           value_size, sel, num_selected);
 }
 
 parsum_status parsum_partition_unstable(parsum_context *ctx, const void *in,
@@ -393,13 +419,8 @@ parsum_status parsum_partition_unstable(parsum_context *ctx, const void *in,
                                         const parsum_selector *sel,
                                         size_t *num_selected)
 {
-    if (ctx == NULL)
-        return PARSUM_ERR_NULL_POINTER;
-    sel_call c;
-    sel_call_init(&c, "parsum_partition_unstable", n, sel, num_selected);
-    c.a.partition = true;
-    c.a.reverse_rest = true;
-    return plain_select(ctx, &c, in, out, elem_size);
+    return partition_plain(ctx, "parsum_partition_unstable", true, in, out,
+                           n, elem_size, sel, num_selected);
 }
 
 parsum_status parsum_partition_unstable_by_key(
@@ -407,16 +428,9 @@ parsum_status parsum_partition_unstable_by_key(
     void *keys_out, void *values_out, size_t n, size_t key_size,
     size_t value_size, const parsum_selector *sel, size_t *num_selected)
 {
-    static const char fn[] = "parsum_partition_unstable_by_key";
-    if (ctx == NULL)
-        return PARSUM_ERR_NULL_POINTER;
-    sel_call c;
-    sel_call_init(&c, fn, n, sel, num_selected);
-    c.a.partition = true;
-    c.a.reverse_rest = true;
-    CHECK(check_size(ctx, fn, "value_size", value_size));
-    return keyed_select(ctx, &c, keys_in, values_in, keys_out, values_out,
-                        key_size, value_size);
+    return partition_keyed(ctx, "parsum_partition_unstable_by_key", true,
+                           keys_in, values_in, keys_out, values_out, n,
+                           key_size, value_size, sel, num_selected);
 }
 
 parsum_status parsum_partition3(parsum_context *ctx, const void *in,

@@ -359,6 +359,19 @@ static void reverse_elems(unsigned char *p, size_t m, size_t es)
         }
 }
 
+/* m staged elements of es bytes at d, reversed, to the m places below
+ * *o (which moves down past them). */
+static void put_reversed(const sel_job *j, unsigned char **o,
+                         unsigned char *d, size_t m, size_t es)
+{
+    *o -= m * es;
+    reverse_elems(d, m, es);
+    if (j->stream)
+        j->k->stream_copy(*o, d, m * es);
+    else
+        memcpy(*o, d, m * es);
+}
+
 /* parsum_partition_unstable's rejected elements of chunk c (bits: the
  * chunk's rest), reversed, to the output positions just below `end`: a
  * piece at a time through the staging area, reversed there, then copied
@@ -372,22 +385,10 @@ static void move_reversed(const sel_job *j, const uint64_t *bits, size_t c,
     for (size_t s = 0; s < len; s += PIECE) {
         size_t l = len - s < PIECE ? len - s : PIECE;
         size_t m = compress_range(j, bits + s / 64, off + s, l, d);
-        if (o.k != NULL) {
-            o.k -= m * a->key_size;
-            reverse_elems(d.k, m, a->key_size);
-            if (j->stream)
-                j->k->stream_copy(o.k, d.k, m * a->key_size);
-            else
-                memcpy(o.k, d.k, m * a->key_size);
-        }
-        if (o.v != NULL) {
-            o.v -= m * a->value_size;
-            reverse_elems(d.v, m, a->value_size);
-            if (j->stream)
-                j->k->stream_copy(o.v, d.v, m * a->value_size);
-            else
-                memcpy(o.v, d.v, m * a->value_size);
-        }
+        if (o.k != NULL)
+            put_reversed(j, &o.k, d.k, m, a->key_size);
+        if (o.v != NULL)
+            put_reversed(j, &o.v, d.v, m, a->value_size);
     }
 }
 
