@@ -109,6 +109,9 @@ typedef size_t (*parsum__compress_fn)(const void *src, const uint64_t *bits,
  *      Meanwhile it streams the lines of task t out (t NULL: none), a
  *      share after every 64 keys, so that one thread reads and writes
  *      memory at the same time (the previous chunk's output).
+ *  pred_partition[dtype]: pred_select's keys to dst and, in the same
+ *      read, the others to rdst (in input order; their count to *nrest);
+ *      returns the count of the first. Nothing written past either end.
  *  bytes_bits: bit i = (bytes[i] != 0), as pred_bits.
  *  stream_copy: memcpy to memory that is not read soon, with
  *      non-temporal stores for the destination's whole cache lines (the
@@ -135,6 +138,12 @@ typedef size_t (*parsum__pred_select_fn)(const void *keys, size_t count,
                                          const parsum_scalar *a,
                                          const parsum_scalar *b, void *dst,
                                          const parsum__stream_task *t);
+typedef size_t (*parsum__pred_partition_fn)(const void *keys, size_t count,
+                                            parsum_pred pred,
+                                            const parsum_scalar *a,
+                                            const parsum_scalar *b,
+                                            void *dst, void *rdst,
+                                            size_t *nrest);
 typedef size_t (*parsum__bytes_bits_fn)(const uint8_t *bytes, size_t count,
                                         uint64_t *bits);
 typedef void (*parsum__stream_copy_fn)(void *dst, const void *src,
@@ -147,6 +156,7 @@ typedef struct parsum__cpu_select_kernels {
     parsum__pred_select_fn pred_select[PARSUM_DTYPE_COUNT];
     parsum__bytes_bits_fn bytes_bits;
     parsum__stream_copy_fn stream_copy;
+    parsum__pred_partition_fn pred_partition[PARSUM_DTYPE_COUNT];
 } parsum__cpu_select_kernels;
 
 typedef struct parsum__cpu_kernels {

@@ -460,4 +460,8 @@ const parsum__cpu_select_kernels PARSUM__CAT(parsum__cpu_select_kernels_,
      pred_select_f32, pred_select_f64},
     bytes_bits,
     stream_copy,
+    {pred_partition_i8, pred_partition_u8, pred_partition_i16,
+     pred_partition_u16, pred_partition_i32, pred_partition_u32,
+     pred_partition_i64, pred_partition_u64, pred_partition_f32,
+     pred_partition_f64},
 };

@@ -176,6 +176,9 @@ typedef struct sel_job {
     /* select by a predicate, keys only, streamed: keys tested and
      * compressed in one read (else NULL) */
     parsum__pred_select_fn fused;
+    /* partition_unstable by a predicate, keys only: both groups staged in
+     * one read of the keys (else NULL) */
+    parsum__pred_partition_fn fused_part;
     atomic_size_t next;
 } sel_job;
 
@@ -508,6 +511,39 @@ static void fused_worker(sel_job *j, unsigned char *stage)
         j->k->stream_copy(prev.dst, prev.stage, prev.bytes);
 }
 
+/* partition_unstable by a built-in predicate on the keys alone: each
+ * chunk's keys tested once, the selected and the rejected ones compressed
+ * into two staging buffers as they are tested; the chain gives the
+ * selected their place, the rejected go reversed below n - (rejected
+ * before the chunk). */
+static void fused_partition_worker(sel_job *j, unsigned char *stage)
+{
+    const parsum__select_args *a = j->a;
+    size_t ks = a->key_size;
+    unsigned char *kept = stage, *rest = stage + j->stage_bytes;
+    unsigned char *out = (unsigned char *)a->keys_out;
+    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    while (c < j->nchunks) {
+        size_t next = atomic_fetch_add_explicit(&j->next, 1,
+                                                memory_order_relaxed);
+        size_t nrest = 0;
+        size_t m = j->fused_part(
+            (const unsigned char *)a->keys + c * j->chunk * ks,
+            chunk_len(j, c), j->s1.pred, &j->s1.a, &j->s1.b, kept, rest,
+            &nrest);
+        if (next < j->nchunks)
+            prefetch_chunk(j, next);
+        size_t at = chain(j, c, m);
+        if (j->stream)
+            j->k->stream_copy(out + at * ks, kept, m * ks);
+        else
+            memcpy(out + at * ks, kept, m * ks);
+        unsigned char *o = out + (j->n - (c * j->chunk - at)) * ks;
+        put_reversed(j, &o, rest, nrest, ks);
+        c = next;
+    }
+}
+
 static void select_worker(void *arg, int tid, int nt)
 {
     sel_job *j = arg;
@@ -519,8 +555,11 @@ static void select_worker(void *arg, int tid, int nt)
      * (to prefetch it): a chunk waits only for lower ones, all held by
      * running threads (scan.c); the output of a thread's chunk may go out
      * after the thread has claimed later ones, but nothing waits for it. */
-    if (j->fused != NULL) {
-        fused_worker(j, stage);
+    if (j->fused != NULL || j->fused_part != NULL) {
+        if (j->fused != NULL)
+            fused_worker(j, stage);
+        else
+            fused_partition_worker(j, stage);
         atomic_thread_fence(memory_order_seq_cst);
         return;
     }
@@ -666,10 +705,15 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
         a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
         j->fused = j->k->pred_select[a->sel->dtype];
+    if (a->reverse_rest && a->sel->kind == PARSUM_SELECT_PREDICATE &&
+        a->keys_out != NULL && a->values_out == NULL)
+        j->fused_part = j->k->pred_partition[a->sel->dtype];
     j->stage_bytes = PARSUM__ROUND64(j->stage_bytes);
-    /* the fused select alternates two staging buffers */
+    /* the fused select alternates two staging buffers; the fused
+     * partition stages its two groups in two */
     j->tmp_bytes = PARSUM__ROUND64((size_t)j->groups * j->words * 8) +
-                   (j->fused != NULL ? 2 : 1) * j->stage_bytes;
+                   (j->fused != NULL || j->fused_part != NULL ? 2 : 1) *
+                       j->stage_bytes;
     size_t per_chunk = j->chained ? SLOT_BYTES : MAX_GROUPS * sizeof(size_t);
     size_t meta, tmp_bytes;
     if (!parsum__mul_size(j->nchunks, per_chunk, &meta) ||
