@@ -27,7 +27,9 @@
  * there. The commonest case, a built-in predicate on the keys alone, is
  * fused: 64 keys are tested and compressed at once into the staging
  * buffer, and the previous chunk's staged output is streamed out by the
- * same loop, so that a thread reads and writes memory at the same time.
+ * same loop, so that a thread reads and writes memory at the same time
+ * (with fewer than 8 threads: more saturate the memory without it, and
+ * the fused loop stops scaling; see job_init).
  *
  * Partition (two and three groups): the place of the rejected elements
  * depends on the total number selected, so a first pass counts every
@@ -701,7 +703,12 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
                                PARSUM__ROUND64(j->chunk * a->value_size) +
                                j->chunk * sizeof(uint64_t)
                          : 0;
-    if (j->stream && j->groups == 1 &&
+    /* The fused select pays while a few threads cannot keep the memory
+     * busy on their own; with more it stops scaling (16-core Xeon, 2^28
+     * u32 at 50 %, % of copy fused / not: 2 threads 70-72 / 48-54, 4
+     * threads 71-72 / 54-55, 8 threads 55-57 / 59-61, 16 threads 33-38 /
+     * 56-60; bench/RESULTS.md), so it serves fewer than 8 threads. */
+    if (j->stream && j->groups == 1 && *nt < 8 &&
         a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
         j->fused = j->k->pred_select[a->sel->dtype];
