@@ -203,7 +203,7 @@ if want sortbench; then
         --n 2^28 --threads 16
 fi
 if want selbench; then
-    for w in select partition unique rle; do
+    for w in select partition partition_unstable unique rle; do
         run "bench_$w" 20 90 "$PARSUM" bench "$w" --backend cuda --n 2^28
         run "bench_cpu_$w" 20 90 "$PARSUM" bench "$w" --backend cpu \
             --n 2^26 --threads 16
@@ -276,6 +276,7 @@ if want sanitize; then
     san memcheck_errors memcheck test_errors 40 --report-api-errors no
     san memcheck_segmented memcheck test_segmented 90
     san memcheck_select memcheck test_select 60
+    san memcheck_partition memcheck test_partition 60
     san memcheck_unique memcheck test_unique 60
     san memcheck_integral memcheck test_integral 90
     san memcheck_box_filter memcheck test_box_filter 90

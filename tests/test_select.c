@@ -1,8 +1,9 @@
 /*
  * test_select.c - parsum_select, _select_by_key, _select_indices,
- * _partition, _partition_by_key, _partition_unstable(_by_key),
- * _partition3 and _split_by_bit against
- * the serial reference (src/ref/ref_select.c).
+ * _partition, _partition_by_key and _partition_unstable(_by_key) against
+ * the serial reference (src/ref/ref_select.c); partition3 and the split
+ * by bit are in test_partition.c, the shared inputs in
+ * test_select_util.c.
  *
  *   flags      byte flags and packed bits (bit_offset 0, and 13 + 32 so
  *              that the words start inside the array and the bits inside
@@ -22,14 +23,12 @@
  *              keys (the CPU callback, and its CUDA source compiled at
  *              run time on a GPU), and more distinct predicates than a
  *              CUDA context keeps compiled
- *   partition3 (flags, built-in and custom predicates as either selector
- *              or both), split_by_bit (every dtype, low / middle / top
- *              bit, with and without values), counts in context memory,
- *              and the same output for 1, 2 and 3 threads.
+ *   threads    counts in context memory, and the same output for 1, 2
+ *              and 3 threads.
  * Outputs are poisoned first: select must leave everything past the k
  * selected elements untouched; a partition writes all n.
  */
-#include "test_seg_util.h"
+#include "test_select_util.h"
 
 #include "cpu/cpu.h"
 #include "ref/ref.h"
@@ -38,160 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- inputs ------------------------------------------------------------- */
-
-/* n keys of ks bytes and optional values of vs bytes (tags: value i = i,
- * when vs == 8), on the host and in the context. */
-typedef struct data {
-    size_t n, ks, vs;
-    unsigned char *keys, *vals;
-    void *dkeys, *dvals;
-    bool tags;
-    char tag[200];
-} data;
-
-static void data_upload(data *d)
-{
-    d->dkeys = tu_dev_alloc(d->n * d->ks);
-    tu_upload(d->dkeys, d->keys, d->n * d->ks);
-    d->dvals = NULL;
-    if (d->vs > 0) {
-        d->dvals = tu_dev_alloc(d->n * d->vs);
-        tu_upload(d->dvals, d->vals, d->n * d->vs);
-    }
-}
-
-/* Random keys of ks bytes; values: tags if vs == 8, else random. */
-static void data_random(data *d, tu_rng *r, size_t n, size_t ks, size_t vs)
-{
-    d->n = n;
-    d->ks = ks;
-    d->vs = vs;
-    d->keys = tu_malloc(n * ks);
-    d->vals = vs > 0 ? tu_malloc(n * vs) : NULL;
-    for (size_t i = 0; i < n * ks; i++)
-        d->keys[i] = (unsigned char)tu_next(r);
-    d->tags = vs == 8;
-    for (size_t i = 0; i < n && vs > 0; i++) {
-        if (d->tags) {
-            uint64_t t = i;
-            memcpy(d->vals + 8 * i, &t, 8);
-        } else {
-            for (size_t b = 0; b < vs; b++)
-                d->vals[i * vs + b] = (unsigned char)tu_next(r);
-        }
-    }
-    d->tag[0] = '\0';
-    data_upload(d);
-}
-
-static void data_free(data *d)
-{
-    free(d->keys);
-    free(d->vals);
-    tu_dev_free(d->dkeys);
-    tu_dev_free(d->dvals);
-}
-
-/* 0/1 flags of n elements, about pct % set (pct 0 and 100 exactly):
- * independent draws, or alternating runs (clustered) whose mean lengths
- * give the same share. */
-static unsigned char *make_flags(tu_rng *r, size_t n, int pct, bool clustered)
-{
-    unsigned char *f = tu_malloc(n);
-    if (!clustered || pct == 0 || pct == 100) {
-        for (size_t i = 0; i < n; i++)
-            f[i] = pct == 100 || (pct > 0 && tu_below(r, 100) < (uint64_t)pct);
-        return f;
-    }
-    double mean_on = pct <= 50 ? 200.0 : 200.0 * pct / (100 - pct);
-    double mean_off = pct <= 50 ? 200.0 * (100 - pct) / pct : 200.0;
-    bool on = tu_below(r, 2) != 0;
-    for (size_t i = 0; i < n;) {
-        double mean = on ? mean_on : mean_off;
-        size_t len = 1 + (size_t)(2.0 * tu_uniform(r) * mean);
-        for (size_t k = 0; k < len && i < n; k++)
-            f[i++] = on;
-        on = !on;
-    }
-    return f;
-}
-
-/* ---- selectors ---------------------------------------------------------- */
-
-/* A selector for the reference (host) and for the call (context). */
-typedef struct selc {
-    parsum_selector host, dev;
-    void *hmem, *dmem;
-    char name[64];
-} selc;
-
-static void selc_free(selc *s)
-{
-    free(s->hmem);
-    tu_dev_free(s->dmem);
-    s->hmem = s->dmem = NULL;
-}
-
-/* Flag bytes: any nonzero value selects. */
-static void selc_bytes(selc *s, tu_rng *r, const unsigned char *f, size_t n)
-{
-    memset(s, 0, sizeof *s);
-    unsigned char *b = tu_malloc(n);
-    for (size_t i = 0; i < n; i++)
-        b[i] = f[i] ? (unsigned char)(1 + tu_below(r, 255)) : 0;
-    s->hmem = b;
-    s->dmem = tu_dev_alloc(n);
-    tu_upload(s->dmem, b, n);
-    s->host.kind = s->dev.kind = PARSUM_SELECT_BYTES;
-    s->host.bytes = b;
-    s->dev.bytes = s->dmem;
-    snprintf(s->name, sizeof s->name, "bytes");
-}
-
-/* Packed bits from bit bit_offset on, random bits around them. */
-static void selc_bits(selc *s, tu_rng *r, const unsigned char *f, size_t n,
-                      size_t bit_offset)
-{
-    memset(s, 0, sizeof *s);
-    size_t words = (bit_offset + n + 31) / 32 + 1;
-    uint32_t *w = tu_malloc(words * 4);
-    for (size_t i = 0; i < words; i++)
-        w[i] = (uint32_t)tu_next(r);
-    for (size_t i = 0; i < n; i++) {
-        size_t b = bit_offset + i;
-        uint32_t m = 1u << (b % 32);
-        w[b / 32] = (w[b / 32] & ~m) | (f[i] ? m : 0);
-    }
-    s->hmem = w;
-    s->dmem = tu_dev_alloc(words * 4);
-    tu_upload(s->dmem, w, words * 4);
-    s->host.kind = s->dev.kind = PARSUM_SELECT_BITS;
-    s->host.bits = w;
-    s->dev.bits = s->dmem;
-    s->host.bit_offset = s->dev.bit_offset = bit_offset;
-    snprintf(s->name, sizeof s->name, "bits@%zu", bit_offset);
-}
-
-static void selc_pred(selc *s, parsum_dtype d, parsum_pred p,
-                      parsum_scalar a, parsum_scalar b)
-{
-    memset(s, 0, sizeof *s);
-    s->host.kind = PARSUM_SELECT_PREDICATE;
-    s->host.dtype = d;
-    s->host.pred = p;
-    s->host.a = a;
-    s->host.b = b;
-    s->dev = s->host;
-    static const char *const names[] = {"lt", "le", "gt", "ge", "eq",
-                                        "ne", "nonzero", "in_range",
-                                        "bit_set", "bit_clear"};
-    char ba[64], bb[64];
-    snprintf(s->name, sizeof s->name, "%s %s a=%s b=%s",
-             parsum_dtype_name(d), names[p], tu_format(d, &a, ba),
-             tu_format(d, &b, bb));
-}
 
 /* ---- one call against the reference ------------------------------------- */
 
@@ -270,30 +115,6 @@ static size_t check_bytes(const void *want, const void *got, size_t count,
             return bad + 1;
         }
     return bad;
-}
-
-/* Tags (value = original index) in each group must increase (the
- * second group's decrease when rest_down: parsum_partition_unstable), and
- * the keys go with them. */
-static size_t check_tags(const data *d, const unsigned char *ko,
-                         const uint64_t *tags, size_t k, size_t count,
-                         bool rest_down, const char *what)
-{
-    for (size_t r = 0; r < count; r++) {
-        bool group_start = r == 0 || r == k;
-        bool down = rest_down && r > k;
-        if ((!group_start && !down && tags[r] <= tags[r - 1]) ||
-            (down && tags[r] >= tags[r - 1]) || tags[r] >= d->n ||
-            (ko != NULL &&
-             memcmp(ko + r * d->ks, d->keys + tags[r] * d->ks, d->ks) != 0)) {
-            print_error("  %s: output %zu has tag %llu after %llu: not "
-                        "stable, or the key does not go with it\n", what, r,
-                        (unsigned long long)tags[r],
-                        (unsigned long long)(r > 0 ? tags[r - 1] : 0));
-            return 1;
-        }
-    }
-    return 0;
 }
 
 typedef struct outs {
@@ -395,14 +216,14 @@ static void check_op(op_kind op, const data *d, const selc *s, outs *o,
     if (op_has_values(op)) {
         bad += check_bytes(o->wv, o->gv, cnt * d->vs, n * d->vs, d->vs, what);
         if (d->tags && bad == 0)
-            bad += check_tags(d, op == OP_VALUES_ONLY ? NULL : o->gk,
+            bad += tsel_check_tags(d, op == OP_VALUES_ONLY ? NULL : o->gk,
                               (const uint64_t *)(void *)o->gv, k, cnt,
                               op == OP_UNSTABLE_BY_KEY, what);
     }
     if (op == OP_INDICES) {
         bad += check_bytes(o->wi, o->gi, k * 8, n * 8, 8, what);
         if (bad == 0)
-            bad += check_tags(d, NULL, o->gi, k, k, false, what);
+            bad += tsel_check_tags(d, NULL, o->gi, k, k, false, what);
     }
     if (bad != 0)
         (*failures)++;
@@ -444,7 +265,7 @@ static void test_flags(void **state)
         bool big = n >= 999983;
         data d;
         tu_rng r = tu_rng_for(0xf1a9, n, 0, 0);
-        data_random(&d, &r, n, 4, 8);
+        tsel_data_random(&d, &r, n, 4, 8);
         outs o;
         outs_alloc(&o, &d);
         for (int pi = 0; pi < 5; pi++) {
@@ -453,26 +274,26 @@ static void test_flags(void **state)
                 if (big && !((pcts[pi] == 50 && !cl) ||
                              (pcts[pi] == 1 && cl && n < 10000000)))
                     continue;
-                unsigned char *f = make_flags(&r, n, pcts[pi], cl != 0);
+                unsigned char *f = tsel_make_flags(&r, n, pcts[pi], cl != 0);
                 for (int kind = n < 10000000 ? 0 : 2; kind < 3; kind++) {
                     selc s;
                     if (kind == 0)
-                        selc_bytes(&s, &r, f, n);
+                        tsel_selc_bytes(&s, &r, f, n);
                     else
-                        selc_bits(&s, &r, f, n, kind == 1 ? 0 : 13 + 32);
+                        tsel_selc_bits(&s, &r, f, n, kind == 1 ? 0 : 13 + 32);
                     snprintf(d.tag, sizeof d.tag, "%s n=%zu u32 keys, u64 "
                              "tags, %d%% %s (seed 0x%llx)",
                              parsum_backend_name(tu_backend), n, pcts[pi],
                              cl ? "clustered" : "random",
                              (unsigned long long)tu_seed);
                     check_all_ops(&d, &s, &o, &failures);
-                    selc_free(&s);
+                    tsel_selc_free(&s);
                 }
                 free(f);
             }
         }
         outs_free(&o);
-        data_free(&d);
+        tsel_data_free(&d);
     }
     assert_int_equal(failures, 0);
 }
@@ -528,7 +349,7 @@ static void test_predicates(void **state)
             size_t n = sizes[si];
             tu_rng r = tu_rng_for(0x9ed, (uint64_t)dt, n, 0);
             data d;
-            data_random(&d, &r, n, ks, 8);
+            tsel_data_random(&d, &r, n, ks, 8);
             if (tu_is_float((parsum_dtype)dt)) {
                 special_floats(&r, (parsum_dtype)dt, d.keys, n);
                 tu_upload(d.dkeys, d.keys, n * ks);
@@ -545,14 +366,14 @@ static void test_predicates(void **state)
                 draw_constants(&r, &d, (parsum_dtype)dt, (parsum_pred)p, &a,
                                &b);
                 selc s;
-                selc_pred(&s, (parsum_dtype)dt, (parsum_pred)p, a, b);
+                tsel_selc_pred(&s, (parsum_dtype)dt, (parsum_pred)p, a, b);
                 snprintf(d.tag, sizeof d.tag, "%s n=%zu (seed 0x%llx)",
                          parsum_backend_name(tu_backend), n,
                          (unsigned long long)tu_seed);
                 check_all_ops(&d, &s, &o, &failures);
             }
             outs_free(&o);
-            data_free(&d);
+            tsel_data_free(&d);
         }
     }
     assert_int_equal(failures, 0);
@@ -569,24 +390,24 @@ static void check_random_case(tu_rng *r, size_t n, size_t ks, size_t vs,
                               bool bytes, size_t bit_offset, size_t *failures)
 {
     data d;
-    data_random(&d, r, n, ks, vs);
+    tsel_data_random(&d, r, n, ks, vs);
     outs o;
     outs_alloc_shifted(&o, &d, kshift);
-    unsigned char *f = make_flags(r, n, pct, clustered);
+    unsigned char *f = tsel_make_flags(r, n, pct, clustered);
     selc s;
     if (bytes)
-        selc_bytes(&s, r, f, n);
+        tsel_selc_bytes(&s, r, f, n);
     else
-        selc_bits(&s, r, f, n, bit_offset);
+        tsel_selc_bits(&s, r, f, n, bit_offset);
     snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu value_size=%zu, "
              "keys out at element %zu (seed 0x%llx)",
              parsum_backend_name(tu_backend), n, ks, vs, kshift,
              (unsigned long long)tu_seed);
     check_all_ops(&d, &s, &o, failures);
-    selc_free(&s);
+    tsel_selc_free(&s);
     free(f);
     outs_free(&o);
-    data_free(&d);
+    tsel_data_free(&d);
 }
 
 static void test_elem_sizes(void **state)
@@ -674,35 +495,6 @@ static const parsum_custom_pred deep_byte_pred = {
     deep_byte, NULL, "struct Big { unsigned char b[1024]; };", "Big",
     "return (x.b[1000] & 1u) != 0;"};
 
-/* i32 keys, for partition3. */
-static int negative(const void *x, void *user)
-{
-    (void)user;
-    int32_t v;
-    memcpy(&v, x, 4);
-    return v < 0;
-}
-static const parsum_custom_pred negative_pred = {negative, NULL, "", "int",
-                                                 "return x < 0;"};
-static int mult3(const void *x, void *user)
-{
-    (void)user;
-    int32_t v;
-    memcpy(&v, x, 4);
-    return v % 3 == 0;
-}
-static const parsum_custom_pred mult3_pred = {mult3, NULL, "", "int",
-                                              "return x % 3 == 0;"};
-
-static void selc_custom(selc *s, const parsum_custom_pred *cp,
-                        const char *name)
-{
-    memset(s, 0, sizeof *s);
-    s->host.kind = s->dev.kind = PARSUM_SELECT_CUSTOM;
-    s->host.custom = s->dev.custom = cp;
-    snprintf(s->name, sizeof s->name, "custom %s", name);
-}
-
 static void test_custom(void **state)
 {
     (void)state;
@@ -724,7 +516,7 @@ static void test_custom(void **state)
                                                    : preds[pi].max_n;
             tu_rng r = tu_rng_for(0xc057, n, ks, 0);
             data d;
-            data_random(&d, &r, n, ks, 8);
+            tsel_data_random(&d, &r, n, ks, 8);
             if (preds[pi].cp == &above_pred) {
                 for (size_t i = 0; i < n; i++) {
                     point3 p = {(float)tu_uniform(&r), (float)tu_uniform(&r),
@@ -736,14 +528,14 @@ static void test_custom(void **state)
             outs o;
             outs_alloc(&o, &d);
             selc s;
-            selc_custom(&s, preds[pi].cp, preds[pi].name);
+            tsel_selc_custom(&s, preds[pi].cp, preds[pi].name);
             snprintf(d.tag, sizeof d.tag, "%s n=%zu key_size=%zu (seed "
                      "0x%llx)",
                      parsum_backend_name(tu_backend), n, ks,
                      (unsigned long long)tu_seed);
             check_all_ops(&d, &s, &o, &failures);
             outs_free(&o);
-            data_free(&d);
+            tsel_data_free(&d);
         }
     }
     assert_int_equal(failures, 0);
@@ -767,7 +559,7 @@ static void test_custom_many(void **state)
     size_t n = 1000, failures = 0;
     tu_rng r = tu_rng_for(0xca5e, n, 0, 0);
     data d;
-    data_random(&d, &r, n, 4, 8);
+    tsel_data_random(&d, &r, n, 4, 8);
     outs o;
     outs_alloc(&o, &d);
     static uint32_t limit[NPRED];
@@ -780,7 +572,7 @@ static void test_custom_many(void **state)
         cp[k] = (parsum_custom_pred){below_user, &limit[k], "", "unsigned",
                                      src[k]};
         selc s;
-        selc_custom(&s, &cp[k], src[k]);
+        tsel_selc_custom(&s, &cp[k], src[k]);
         snprintf(d.tag, sizeof d.tag, "%s n=%zu predicate %d of %d (seed "
                  "0x%llx)",
                  parsum_backend_name(tu_backend), n, k, NPRED,
@@ -789,154 +581,7 @@ static void test_custom_many(void **state)
                  &failures);
     }
     outs_free(&o);
-    data_free(&d);
-    assert_int_equal(failures, 0);
-}
-
-/* ---- partition3 --------------------------------------------------------- */
-
-static void check_partition3(const data *d, const selc *s1, const selc *s2,
-                             size_t *failures)
-{
-    size_t n = d->n, ks = d->ks, want[2], got[2];
-    unsigned char *w = tu_malloc(n * ks), *g = tu_malloc(n * ks);
-    parsum__ref_buffers b = {d->keys, ks, NULL, 0, n, w, NULL, NULL};
-    parsum__ref_partition3(&s1->host, &s2->host, &b, want);
-    void *dout = tu_dev_alloc(n * ks), *dc = tu_dev_alloc(sizeof got);
-    tu_dev_poison(dout, n * ks);
-    tu_dev_poison(dc, sizeof got);
-    char what[512];
-    snprintf(what, sizeof what, "partition3 %s first=%s second=%s", d->tag,
-             s1->name, s2->name);
-    parsum_status st = parsum_partition3(tu_ctx, d->dkeys, dout, n, ks,
-                                         &s1->dev, &s2->dev, dc);
-    if (st != PARSUM_OK) {
-        tu_report(failures, "  %s: returned %s: %s\n", what,
-                  parsum_status_name(st), parsum_last_error(tu_ctx));
-    } else {
-        tu_download(got, dc, sizeof got);
-        tu_download(g, dout, n * ks);
-        if (got[0] != want[0] || got[1] != want[1])
-            tu_report(failures, "  %s: counts %zu %zu, expected %zu %zu\n",
-                      what, got[0], got[1], want[0], want[1]);
-        else if (tseg_compare_bytes(w, g, n, ks, what) != 0)
-            (*failures)++;
-    }
-    tu_dev_free(dout);
-    tu_dev_free(dc);
-    free(w);
-    free(g);
-}
-
-static void test_partition3(void **state)
-{
-    (void)state;
-    static const size_t sizes[] = {0, 1, 100, 4097, 65537, 300007};
-    size_t failures = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        size_t n = sizes[si];
-        tu_rng r = tu_rng_for(0x9a73, n, 0, 0);
-        data d;
-        data_random(&d, &r, n, 4, 0);
-        snprintf(d.tag, sizeof d.tag, "%s n=%zu i32 (seed 0x%llx)",
-                 parsum_backend_name(tu_backend), n,
-                 (unsigned long long)tu_seed);
-        unsigned char *f1 = make_flags(&r, n, 30, false);
-        unsigned char *f2 = make_flags(&r, n, 50, true);
-        selc sb, sbits, slt, sge, sneg, s3;
-        selc_bytes(&sb, &r, f1, n);
-        selc_bits(&sbits, &r, f2, n, 5);
-        parsum_scalar z = {.i32 = 0}, one = {.i32 = 1 << 30};
-        selc_pred(&slt, PARSUM_I32, PARSUM_PRED_LT, z, z);
-        selc_pred(&sge, PARSUM_I32, PARSUM_PRED_GE, one, z);
-        selc_custom(&sneg, &negative_pred, "x < 0");
-        selc_custom(&s3, &mult3_pred, "x % 3 == 0");
-        check_partition3(&d, &sb, &sbits, &failures);
-        check_partition3(&d, &slt, &sge, &failures);
-        check_partition3(&d, &sbits, &slt, &failures);
-        check_partition3(&d, &sge, &sge, &failures); /* second takes none */
-        /* custom predicates as either selector, or both */
-        check_partition3(&d, &sneg, &sb, &failures);
-        check_partition3(&d, &sbits, &s3, &failures);
-        check_partition3(&d, &s3, &sneg, &failures);
-        check_partition3(&d, &s3, &s3, &failures);
-        selc_free(&sb);
-        selc_free(&sbits);
-        free(f1);
-        free(f2);
-        data_free(&d);
-    }
-    assert_int_equal(failures, 0);
-}
-
-/* ---- split by bit -------------------------------------------------------- */
-
-static void check_split(const data *d, parsum_dtype dt, unsigned bit,
-                        bool values, size_t *failures)
-{
-    size_t n = d->n, ks = d->ks, vs = values ? d->vs : 0, got = 0;
-    unsigned char *wk = tu_malloc(n * ks), *wv = tu_malloc(n * vs);
-    unsigned char *gk = tu_malloc(n * ks), *gv = tu_malloc(n * vs);
-    selc s;
-    parsum_scalar a = {.u32 = bit}, b = {.u32 = 0};
-    selc_pred(&s, dt, PARSUM_PRED_BIT_CLEAR, a, b);
-    parsum__ref_buffers rb = {d->keys, ks, d->vals, vs, n, wk,
-                              values ? wv : NULL, NULL};
-    size_t want = parsum__ref_partition(&s.host, &rb);
-    void *dk = tu_dev_alloc(n * ks), *dv = tu_dev_alloc(n * vs + 1);
-    tu_dev_poison(dk, n * ks);
-    char what[300];
-    snprintf(what, sizeof what, "split_by_bit %s %s bit %u%s", d->tag,
-             parsum_dtype_name(dt), bit, values ? " with values" : "");
-    parsum_status st = parsum_split_by_bit(
-        tu_ctx, d->dkeys, values ? d->dvals : NULL, dk, values ? dv : NULL, n,
-        dt, vs, bit, &got);
-    if (st != PARSUM_OK) {
-        tu_report(failures, "  %s: returned %s: %s\n", what,
-                  parsum_status_name(st), parsum_last_error(tu_ctx));
-    } else if (got != want) {
-        tu_report(failures, "  %s: num_zeros %zu, expected %zu\n", what, got,
-                  want);
-    } else {
-        tu_download(gk, dk, n * ks);
-        tu_download(gv, dv, n * vs);
-        if (tseg_compare_bytes(wk, gk, n, ks, what) != 0 ||
-            (values && tseg_compare_bytes(wv, gv, n, vs, what) != 0) ||
-            (values && check_tags(d, gk, (const uint64_t *)(void *)gv, want,
-                                  n, false, what) != 0))
-            (*failures)++;
-    }
-    tu_dev_free(dk);
-    tu_dev_free(dv);
-    free(wk);
-    free(wv);
-    free(gk);
-    free(gv);
-}
-
-static void test_split_by_bit(void **state)
-{
-    (void)state;
-    static const size_t sizes[] = {0, 1, 1000, 65537};
-    size_t failures = 0;
-    for (int dt = 0; dt < PARSUM_DTYPE_COUNT; dt++) {
-        size_t ks = parsum_dtype_size((parsum_dtype)dt);
-        unsigned bits[3] = {0, (unsigned)(4 * ks - 1), (unsigned)(8 * ks - 1)};
-        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-            size_t n = sizes[si];
-            tu_rng r = tu_rng_for(0x5b17, (uint64_t)dt, n, 0);
-            data d;
-            data_random(&d, &r, n, ks, 8);
-            snprintf(d.tag, sizeof d.tag, "%s n=%zu (seed 0x%llx)",
-                     parsum_backend_name(tu_backend), n,
-                     (unsigned long long)tu_seed);
-            for (int bi = 0; bi < 3; bi++)
-                for (int v = 0; v < 2; v++)
-                    check_split(&d, (parsum_dtype)dt, bits[bi], v != 0,
-                                &failures);
-            data_free(&d);
-        }
-    }
+    tsel_data_free(&d);
     assert_int_equal(failures, 0);
 }
 
@@ -949,10 +594,10 @@ static void test_threads(void **state)
     size_t n = 7 * tu_chunk(12) + 5, failures = 0;
     tu_rng r = tu_rng_for(0x7472, n, 0, 0);
     data d;
-    data_random(&d, &r, n, 4, 8);
-    unsigned char *f = make_flags(&r, n, 50, false);
+    tsel_data_random(&d, &r, n, 4, 8);
+    unsigned char *f = tsel_make_flags(&r, n, 50, false);
     selc s;
-    selc_bits(&s, &r, f, n, 3);
+    tsel_selc_bits(&s, &r, f, n, 3);
     outs o;
     outs_alloc(&o, &d);
     for (int t = 0; t < 3; t++) {
@@ -964,9 +609,9 @@ static void test_threads(void **state)
     }
     TU_OK(parsum_context_set_threads(tu_ctx, 0));
     outs_free(&o);
-    selc_free(&s);
+    tsel_selc_free(&s);
     free(f);
-    data_free(&d);
+    tsel_data_free(&d);
     assert_int_equal(failures, 0);
 }
 
@@ -975,7 +620,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_elem_sizes),  cmocka_unit_test(test_output_offsets),
     cmocka_unit_test(test_custom),
     cmocka_unit_test(test_custom_many),
-    cmocka_unit_test(test_partition3),  cmocka_unit_test(test_split_by_bit),
     cmocka_unit_test(test_threads),
 };
 
