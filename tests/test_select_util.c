@@ -12,7 +12,6 @@
 
 /* ---- inputs ------------------------------------------------------------- */
 
-
 void tsel_data_upload(data *d)
 {
     d->dkeys = tu_dev_alloc(d->n * d->ks);
@@ -81,7 +80,6 @@ unsigned char *tsel_make_flags(tu_rng *r, size_t n, int pct, bool clustered)
 }
 
 /* ---- selectors ---------------------------------------------------------- */
-
 
 void tsel_selc_free(selc *s)
 {
