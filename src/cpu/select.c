@@ -364,6 +364,16 @@ static void reverse_elems(unsigned char *p, size_t m, size_t es)
         }
 }
 
+/* bytes staged at src to dst: streamed when the outputs are large. */
+static void put_staged(const sel_job *j, unsigned char *dst,
+                       const unsigned char *src, size_t bytes)
+{
+    if (j->stream)
+        j->k->stream_copy(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
+
 /* m staged elements of es bytes at d, reversed, to the m places below
  * *o (which moves down past them). */
 static void put_reversed(const sel_job *j, unsigned char **o,
@@ -371,10 +381,7 @@ static void put_reversed(const sel_job *j, unsigned char **o,
 {
     *o -= m * es;
     reverse_elems(d, m, es);
-    if (j->stream)
-        j->k->stream_copy(*o, d, m * es);
-    else
-        memcpy(*o, d, m * es);
+    put_staged(j, *o, d, m * es);
 }
 
 /* parsum_partition_unstable's rejected elements of chunk c (bits: the
@@ -536,10 +543,7 @@ static void fused_partition_worker(sel_job *j, unsigned char *stage)
         if (next < j->nchunks)
             prefetch_chunk(j, next);
         size_t at = chain(j, c, m);
-        if (j->stream)
-            j->k->stream_copy(out + at * ks, kept, m * ks);
-        else
-            memcpy(out + at * ks, kept, m * ks);
+        put_staged(j, out + at * ks, kept, m * ks);
         unsigned char *o = out + (j->n - (c * j->chunk - at)) * ks;
         put_reversed(j, &o, rest, nrest, ks);
         c = next;
@@ -574,7 +578,7 @@ static void select_worker(void *arg, int tid, int nt)
         move(j, g, 1, c, next, &at, stage);
         /* partition_unstable: the rejected before this chunk are the
          * elements before it minus the selected, counted from n down */
-        if (j->groups == 2)
+        if (j->a->reverse_rest)
             move_reversed(j, g[1], c, j->n - (c * j->chunk - at), stage);
         c = next;
     }
