@@ -27,9 +27,7 @@
  * there. The commonest case, a built-in predicate on the keys alone, is
  * fused: 64 keys are tested and compressed at once into the staging
  * buffer, and the previous chunk's staged output is streamed out by the
- * same loop, so that a thread reads and writes memory at the same time
- * (with fewer than 8 threads: more saturate the memory without it, and
- * the fused loop stops scaling; see job_init).
+ * same loop, so that a thread reads and writes memory at the same time.
  *
  * Partition (two and three groups): the place of the rejected elements
  * depends on the total number selected, so a first pass counts every
@@ -237,9 +235,10 @@ static outp staging(const sel_job *j, unsigned char *stage)
 }
 
 /* The first bytes of every array chunk `next` reads, pulled toward the
- * cache while this chunk is moved: the kernels prefetch ahead as they
- * read, which leaves only a chunk's start to cover (the hardware
- * prefetchers do not cross into another thread's chunk). */
+ * cache while this chunk is moved (the partition's passes, where a thread
+ * knows its next chunk): the kernels prefetch ahead as they read, which
+ * leaves only a chunk's start to cover (the hardware prefetchers do not
+ * cross into another thread's chunk). */
 #define HEAD_BYTES 8192
 
 static void prefetch_head(const void *p, size_t bytes)
@@ -445,6 +444,18 @@ static unsigned char *thread_bufs(const sel_job *j, int tid,
 
 /* ---- select: one chained pass ------------------------------------------ */
 
+/* The next chunk of a chained pass, claimed when the thread is about to
+ * read it. Claiming it a chunk ahead (to prefetch its start) made the
+ * chain wait: a chunk claimed early is read only after its thread's
+ * current chunk is moved, and every later chunk waits for its count. On a
+ * 16-core Xeon (select, 2^28 u32 at 50 %, 16 threads) each thread waited
+ * 5.5-7.8 ms of a 20-27 ms call that way; claimed when started, 1.5 ms
+ * (bench/RESULTS.md). */
+static size_t claim(sel_job *j)
+{
+    return atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+}
+
 /* The count of chunk c's selected elements: makes them wait for the
  * previous chunk's running count, publishes its own and returns where
  * they go. */
@@ -499,22 +510,16 @@ static void fused_worker(sel_job *j, unsigned char *stage)
     unsigned char *buf[2] = {stage, stage + j->stage_bytes};
     pending prev = {NULL, NULL, 0};
     int cur = 0;
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-    while (c < j->nchunks) {
-        size_t next = atomic_fetch_add_explicit(&j->next, 1,
-                                                memory_order_relaxed);
+    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
         parsum__stream_task t = split_lines(&prev);
         size_t m = j->fused((const unsigned char *)a->keys + c * j->chunk * ks,
                             chunk_len(j, c), j->s1.pred, &j->s1.a, &j->s1.b,
                             buf[cur], &t);
-        if (next < j->nchunks)
-            prefetch_chunk(j, next);
         size_t at = chain(j, c, m);
         prev.stage = buf[cur];
         prev.dst = (unsigned char *)a->keys_out + at * ks;
         prev.bytes = m * ks;
         cur ^= 1;
-        c = next;
     }
     if (prev.bytes > 0)
         j->k->stream_copy(prev.dst, prev.stage, prev.bytes);
@@ -531,22 +536,16 @@ static void fused_partition_worker(sel_job *j, unsigned char *stage)
     size_t ks = a->key_size;
     unsigned char *kept = stage, *rest = stage + j->stage_bytes;
     unsigned char *out = (unsigned char *)a->keys_out;
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-    while (c < j->nchunks) {
-        size_t next = atomic_fetch_add_explicit(&j->next, 1,
-                                                memory_order_relaxed);
+    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
         size_t nrest = 0;
         size_t m = j->fused_part(
             (const unsigned char *)a->keys + c * j->chunk * ks,
             chunk_len(j, c), j->s1.pred, &j->s1.a, &j->s1.b, kept, rest,
             &nrest);
-        if (next < j->nchunks)
-            prefetch_chunk(j, next);
         size_t at = chain(j, c, m);
         put_staged(j, out + at * ks, kept, m * ks);
         unsigned char *o = out + (j->n - (c * j->chunk - at)) * ks;
         put_reversed(j, &o, rest, nrest, ks);
-        c = next;
     }
 }
 
@@ -557,10 +556,10 @@ static void select_worker(void *arg, int tid, int nt)
     uint64_t *g[MAX_GROUPS];
     size_t cnt[MAX_GROUPS];
     unsigned char *stage = thread_bufs(j, tid, g);
-    /* Chunks are claimed in order, the next one before this one is moved
-     * (to prefetch it): a chunk waits only for lower ones, all held by
-     * running threads (scan.c); the output of a thread's chunk may go out
-     * after the thread has claimed later ones, but nothing waits for it. */
+    /* Chunks are claimed in order (claim): a chunk waits only for lower
+     * ones, all held by running threads (scan.c); the output of a
+     * thread's chunk may go out after the thread has claimed later ones,
+     * but nothing waits for it. */
     if (j->fused != NULL || j->fused_part != NULL) {
         if (j->fused != NULL)
             fused_worker(j, stage);
@@ -569,18 +568,14 @@ static void select_worker(void *arg, int tid, int nt)
         atomic_thread_fence(memory_order_seq_cst);
         return;
     }
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-    while (c < j->nchunks) {
-        size_t next = atomic_fetch_add_explicit(&j->next, 1,
-                                                memory_order_relaxed);
+    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
         group_bits(j, c, g, cnt);
         size_t at = chain(j, c, cnt[0]);
-        move(j, g, 1, c, next, &at, stage);
+        move(j, g, 1, c, j->nchunks, &at, stage);
         /* partition_unstable: the rejected before this chunk are the
          * elements before it minus the selected, counted from n down */
         if (j->a->reverse_rest)
             move_reversed(j, g[1], c, j->n - (c * j->chunk - at), stage);
-        c = next;
     }
     /* The streamed stores, visible before the call returns. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -707,12 +702,11 @@ static parsum_status job_init(parsum_context *ctx, sel_job *j,
                                PARSUM__ROUND64(j->chunk * a->value_size) +
                                j->chunk * sizeof(uint64_t)
                          : 0;
-    /* The fused select pays while a few threads cannot keep the memory
-     * busy on their own; with more it stops scaling (16-core Xeon, 2^28
-     * u32 at 50 %, % of copy fused / not: 2 threads 70-72 / 48-54, 4
-     * threads 71-72 / 54-55, 8 threads 55-57 / 59-61, 16 threads 33-38 /
-     * 56-60; bench/RESULTS.md), so it serves fewer than 8 threads. */
-    if (j->stream && j->groups == 1 && *nt < 8 &&
+    /* The fused select, for any thread count (16-core Xeon, 2^28 u32 at
+     * 50 %, % of copy fused / two-step: 4 threads 72-75 / 57-60, 8
+     * threads 63-72 / 67-69, 16 threads 69-77 / 71-72; bench/RESULTS.md;
+     * with chunks claimed a chunk ahead it had stopped scaling at 8). */
+    if (j->stream && j->groups == 1 &&
         a->sel->kind == PARSUM_SELECT_PREDICATE &&
         a->values_out == NULL && a->indices_out == NULL)
         j->fused = j->k->pred_select[a->sel->dtype];
