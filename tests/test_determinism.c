@@ -1,8 +1,9 @@
 /*
  * test_determinism.c - parsum promises the same result bits whatever the
  * thread count (parsum.h: chunks of a fixed size, combined in chunk order).
- * Checked here with 1, 2 and 7 threads (parsum_context_set_threads), and
- * for two runs with the same count, for F32 SUM, F64 SUM, F32 PROD and I32
+ * Checked here with 1, 2, 7 and 9 threads (parsum_context_set_threads;
+ * from 8 threads the CPU scan claims its chunks as it starts them, below
+ * a chunk ahead: both ways run), and for two runs with the same count, for F32 SUM, F64 SUM, F32 PROD and I32
  * SUM: scans with all four flag combinations, out of place and in place,
  * and reduce, at sizes of one chunk plus one (fewer chunks than threads),
  * 5 chunks + 17, 16 chunks + 5, 41 chunks + 3 (enough chunks for 7
@@ -19,8 +20,8 @@
  * about 3 million elements (hundreds of tiles): a look-back whose
  * grouping followed its timing would show here.
  *
- * A second test runs exact-data scans with more threads than cores (3 and
- * 7) against the serial reference, since the other tests run with the
+ * A second test runs exact-data scans with more threads than cores (3, 7
+ * and 9) against the serial reference, since the other tests run with the
  * default count only.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -42,10 +43,10 @@ static const det_case det_cases[] = {{PARSUM_F32, PARSUM_SUM},
                                      {PARSUM_F64, PARSUM_SUM},
                                      {PARSUM_F32, PARSUM_PROD},
                                      {PARSUM_I32, PARSUM_SUM}};
-static const int thread_counts[] = {1, 2, 7, 7};
+static const int thread_counts[] = {1, 2, 7, 7, 9};
 #define N_RUNS (sizeof thread_counts / sizeof thread_counts[0])
 /* The CUDA runs' grid caps, per run ("" = no cap). */
-static const char *const cuda_block_caps[N_RUNS] = {"", "1", "3", ""};
+static const char *const cuda_block_caps[N_RUNS] = {"", "1", "3", "", ""};
 
 /* Results of one run: 4 scans out of place, 4 in place, then reduce. */
 static unsigned char *run_all(parsum_dtype d, parsum_op op, const void *in,
@@ -120,7 +121,7 @@ static void test_thread_count_invariance(void **state)
         parsum_op op = det_cases[c].op;
         size_t es = parsum_dtype_size(d), chunk = tu_chunk(es);
         /* The CPU backend gives a thread at most one in 4 chunks (small
-         * inputs run serially), so 7 threads need 28 chunks or more. */
+         * inputs run serially), so 9 threads need 36 chunks or more. */
         size_t sizes[] = {1009,           chunk + 1,      5 * chunk + 17,
                           16 * chunk + 5, 41 * chunk + 3, 3000017};
         size_t nsizes = sizeof sizes / sizeof sizes[0];
@@ -166,7 +167,7 @@ static void test_thread_count_invariance(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* Exact data, 3 and 7 threads, against the reference. */
+/* Exact data, 3, 7 and 9 threads, against the reference. */
 static void test_many_threads_vs_ref(void **state)
 {
     (void)state;
@@ -175,7 +176,7 @@ static void test_many_threads_vs_ref(void **state)
                                      {PARSUM_F64, PARSUM_MAX},
                                      {PARSUM_I16, PARSUM_MIN},
                                      {PARSUM_F32, PARSUM_SUM}};
-    static const int counts[] = {3, 7};
+    static const int counts[] = {3, 7, 9};
     size_t failures = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         parsum_dtype d = cases[c].dtype;
