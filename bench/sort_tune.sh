@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/sort_tune.sh - compares the onesweep variants of the CUDA radix sort
-# (os_variant_of in src/cuda/sort_kernels.cuh) from one build: each is
+# (os_variant_of in src/cuda/sort_base.cuh) from one build: each is
 # forced with PARSUM_SORT_VARIANT, timed against CUB at 2^28 and 2^24 keys
 # (`parsum bench sort`, which also times 2^20 keys and the segmented
 # cases) and checked (`parsum_sort_check --quick`). "default" is the
