@@ -116,7 +116,7 @@ __device__ __forceinline__ uint4 u8_load_row(const char *row, u64 x0, u64 w)
     for (int m = 0; m < U8_GROUPS; m++) {
         const u64 c = x0 + u8_col(m, lane);
         if (FULL || c + 4 <= w) {
-            raw[m] = __ldcs(reinterpret_cast<const u32 *>(p + u8_col(m, lane)));
+            raw[m] = __ldg(reinterpret_cast<const u32 *>(p + u8_col(m, lane)));
         } else {
             u32 v = 0;
             for (int j = 0; j < 4; j++)
