@@ -16,6 +16,11 @@
 
 #include <type_traits>
 
+#if defined(__CUDACC__)
+/* ld_status / st_status: the look-back descriptors' relaxed accesses */
+#include "kernel_common.cuh"
+#endif
+
 namespace parsum_sk {
 
 typedef unsigned int u32;
@@ -296,22 +301,6 @@ struct digit_fn {
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
 /* ------------------------------------------------------------------------ */
-
-__device__ __forceinline__ u32 ld_relaxed(const u32 *p)
-{
-    u32 v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
-                 : "=r"(v)
-                 : "l"(p)
-                 : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void st_relaxed(u32 *p, u32 v)
-{
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
-                 : "memory");
-}
 
 /* Exclusive prefix over threads 0..RADIX-1 of x (threads beyond RADIX
  * pass 0 and get garbage). Every thread of the block must call it; wsum

@@ -314,7 +314,8 @@ __device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
         u32 v[LBW];
 #pragma unroll
         for (int k = 0; k < LBW; ++k)
-            v[k] = t >= (u32)k ? ld_relaxed(desc + (u64)(t - (u32)k) * RADIX + d)
+            v[k] = t >= (u32)k ? parsum_k::ld_status(
+                                     desc + (u64)(t - (u32)k) * RADIX + d)
                                : ST_INC; /* never reached: tile 0 is INC */
         bool stop = false, done = false;
         u32 used = 0;
@@ -445,8 +446,8 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                 cnt += wbins[WS * (k * RADIX + tid) + WC];
             /* Publish early: later tiles wait on this, not on our
              * look-back. */
-            st_relaxed(desc + (u64)tile * RADIX + tid,
-                       (tile == 0 ? ST_INC : ST_AGG) | cnt);
+            parsum_k::st_status(desc + (u64)tile * RADIX + tid,
+                                (tile == 0 ? ST_INC : ST_AGG) | cnt);
         }
         const u32 ex = scan_digits<u32>(cnt, wsum);
         /* wbins[w][d] becomes the tile slot of warp w's first key of
@@ -502,8 +503,8 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
             u64 excl = 0;
             if (tile > 0) {
                 excl = look_back<P.lbw>(desc, tile);
-                st_relaxed(desc + (u64)tile * RADIX + tid,
-                           ST_INC | (u32)(excl + cnt));
+                parsum_k::st_status(desc + (u64)tile * RADIX + tid,
+                                    ST_INC | (u32)(excl + cnt));
             }
             /* Position of tile-local slot j of digit d: gbase[d] + j
              * (mod 2^64). */
