@@ -24,6 +24,7 @@
 #include "../core/scalar_ops.h"
 #include "cpu.h"
 #include "sched.h"
+#include "seg_common.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -176,30 +177,16 @@ static void custom_chunk_scan(const scan_job *j, const unsigned char *in,
     }
 }
 
-/* With fewer threads than this, a thread claims its next chunk a chunk
- * ahead and prefetches it while scanning the current one; with more, it
- * claims each chunk when it starts it. The prefetch keeps one core's reads
- * and writes going at once, which few threads need to fill the memory
- * system; but a chunk claimed ahead is read only after its thread's
- * current chunk is scanned, and every later chunk's thread waits for its
- * prefix meanwhile, which many threads feel. Measured (2^28 i32, 16-core
- * Xeon, % of copy, ahead / at start, two rounds): 4 threads 82.7 / 80.1,
- * 77.6 / 75.1; 8 threads 81.1 / 81.9, 77.8 / 77.9; 12 threads 86.2 /
- * 85.1, 79.0 / 82.9; 16 threads 49.9 / 77.4, 72.1 / 84.1 (and 69.7 /
- * 78.8, 61.8 / 87.1, 81.5 / 86.1 in another call); 2 threads of a 2-core
- * EPYC at 2^26: 95-98 / 80 (bench/RESULTS.md). */
-#define CLAIM_AT_START_THREADS 8
-
 static void scan_worker(void *arg, int tid, int nt)
 {
     scan_job *j = arg;
-    const int ahead = nt < CLAIM_AT_START_THREADS;
+    const int ahead = parsum__claim_ahead(nt);
     size_t s = j->esize;
     unsigned char *agg = j->tmp + (size_t)tid * j->tmp_bytes; /* 1 elem */
     unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
     /* Chunks are claimed in increasing order, with few threads each
      * thread's next one before it scans the current one (to prefetch it;
-     * CLAIM_AT_START_THREADS), still processing its chunks in order: a
+     * parsum__claim_ahead), still processing its chunks in order: a
      * chunk only ever waits for lower chunks, all held by running threads,
      * so there is no deadlock, and a thread the OS preempts delays the
      * chain once, not in every round. */

@@ -51,6 +51,23 @@ static inline void parsum__slot_publish(unsigned char *slots,
                           memory_order_release);
 }
 
+/* Whether the threads of a chained pass (nt of them) claim their next
+ * chunk a chunk ahead, to prefetch it while they finish the current one,
+ * or each chunk when they start it. A chunk claimed ahead is read only
+ * after its thread's current chunk is done, while the threads holding
+ * later chunks wait for its prefix: with many threads that wait dominates
+ * (16-core Xeon, 16 threads, 2^28 i32: scan 50-82 -> 77-87 % of copy,
+ * reduce by key 1.1-1.8x faster), while a few threads need the prefetch
+ * to keep one core reading and writing at once (the scan on 2 cores: 96 %
+ * of copy ahead, 80 % at start); 4 to 12 threads measured about the same
+ * either way (bench/RESULTS.md). */
+#define PARSUM__CLAIM_AT_START_THREADS 8
+
+static inline int parsum__claim_ahead(int nt)
+{
+    return nt < PARSUM__CLAIM_AT_START_THREADS;
+}
+
 /* Threads for nchunks chunks: one per 4 chunks at most, as scan.c does
  * (below that a parallel region costs more than it saves). */
 static inline int parsum__seg_workers(const parsum_context *ctx,

@@ -438,16 +438,18 @@ static void rbk_chunk(rbk_job *j, size_t c, size_t next, unsigned char *tmp)
 static void rbk_worker(void *arg, int tid, int nt)
 {
     rbk_job *j = arg;
-    (void)nt;
+    const int ahead = parsum__claim_ahead(nt);
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
-    /* Claimed one ahead to prefetch it, as in scan.c (which also says why
-     * this cannot deadlock). */
+    /* With few threads claimed one ahead to prefetch it, as in scan.c
+     * (which also says why this cannot deadlock). */
     size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
     while (c < j->nchunks) {
-        size_t next = atomic_fetch_add_explicit(&j->next, 1,
-                                                memory_order_relaxed);
+        size_t next = ahead ? atomic_fetch_add_explicit(&j->next, 1,
+                                                        memory_order_relaxed)
+                            : j->nchunks;
         rbk_chunk(j, c, next, tmp);
-        c = next;
+        c = ahead ? next
+                  : atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
     }
 }
 

@@ -173,7 +173,10 @@ static void seg_worker(void *arg, int tid, int nt)
     seg_job *j = arg;
     (void)nt;
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
-    /* Claim order and deadlock freedom: as in scan.c. */
+    /* Claim order and deadlock freedom: as in scan.c, but always a chunk
+     * ahead: claimed at start the segmented scan was slower on 16 cores
+     * too (2^28 i32, runs of 1-8, 16 threads: 22.3-22.9 ms against
+     * 17.5-18.1 ms; bench/RESULTS.md). */
     size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
     while (c < j->nchunks) {
         size_t next = atomic_fetch_add_explicit(&j->next, 1,
