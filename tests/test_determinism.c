@@ -3,11 +3,12 @@
  * thread count (parsum.h: chunks of a fixed size, combined in chunk order).
  * Checked here with 1, 2, 7 and 9 threads (parsum_context_set_threads;
  * from 8 threads the CPU scan claims its chunks as it starts them, below
- * a chunk ahead: both ways run), and for two runs with the same count, for F32 SUM, F64 SUM, F32 PROD and I32
- * SUM: scans with all four flag combinations, out of place and in place,
- * and reduce, at sizes of one chunk plus one (fewer chunks than threads),
- * 5 chunks + 17, 16 chunks + 5, 41 chunks + 3 (enough chunks for 7
- * threads to run at once) and below one chunk.
+ * a chunk ahead: both ways run), and for two runs with the same count,
+ * for F32 SUM, F64 SUM, F32 PROD and I32 SUM: scans with all four flag
+ * combinations, out of place and in place, and reduce, at sizes of one
+ * chunk plus one (fewer chunks than threads), 5 chunks + 17, 16 chunks +
+ * 5, 41 chunks + 3 (enough chunks for 9 threads to run at once) and below
+ * one chunk.
  *
  * The float inputs are random non-integers (values near 1 for PROD), so
  * rounding depends on the evaluation order: any order that depends on the

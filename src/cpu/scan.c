@@ -26,20 +26,11 @@
 #include "sched.h"
 #include "seg_common.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CPU_RELAX() _mm_pause()
-#else
-#define CPU_RELAX() ((void)0)
-#endif
-
-#define ROUND64(x) (((x) + 63) & ~(size_t)63)
 
 size_t parsum__cpu_stream_threshold(void)
 {
@@ -97,11 +88,6 @@ typedef struct scan_job {
     atomic_size_t next; /* next chunk to claim */
 } scan_job;
 
-static atomic_int *slot_flag(const scan_job *j, size_t c)
-{
-    return (atomic_int *)(j->slots + c * j->slot_bytes);
-}
-
 static unsigned char *slot_value(const scan_job *j, size_t c)
 {
     return j->slots + c * j->slot_bytes + 64;
@@ -124,18 +110,6 @@ static void combine(const scan_job *j, const void *a, const void *b, void *out)
         parsum__combine_scalar(j->dtype, j->op, a, b, out);
 }
 
-static void wait_for(const scan_job *j, size_t c)
-{
-    atomic_int *f = slot_flag(j, c);
-    unsigned spins = 0;
-    while (atomic_load_explicit(f, memory_order_acquire) == 0) {
-        if (++spins < 256)
-            CPU_RELAX();
-        else
-            sched_yield(); /* more threads than cores: let the producer run */
-    }
-}
-
 /* Custom operators: plain loops over a chunk in scan order. */
 static void custom_chunk_agg(const scan_job *j, const unsigned char *p,
                              size_t len, void *agg)
@@ -156,7 +130,7 @@ static void custom_chunk_scan(const scan_job *j, const unsigned char *in,
                               unsigned char *acc)
 {
     size_t s = j->esize;
-    unsigned char *x = acc + ROUND64(s);
+    unsigned char *x = acc + PARSUM__ROUND64(s);
     for (size_t k = 0; k < len; k++) {
         size_t m = j->reverse ? len - 1 - k : k;
         memcpy(x, in + m * s, s);
@@ -183,18 +157,14 @@ static void scan_worker(void *arg, int tid, int nt)
     const int ahead = parsum__claim_ahead(nt);
     size_t s = j->esize;
     unsigned char *agg = j->tmp + (size_t)tid * j->tmp_bytes; /* 1 elem */
-    unsigned char *work = agg + ROUND64(s); /* custom: 2 elements */
-    /* Chunks are claimed in increasing order, with few threads each
-     * thread's next one before it scans the current one (to prefetch it;
-     * parsum__claim_ahead), still processing its chunks in order: a
-     * chunk only ever waits for lower chunks, all held by running threads,
-     * so there is no deadlock, and a thread the OS preempts delays the
-     * chain once, not in every round. */
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    unsigned char *work = agg + PARSUM__ROUND64(s); /* custom: 2 elements */
+    /* Chunks in increasing order (seg_common.h), with few threads each
+     * thread's next one claimed before it scans the current one, to
+     * prefetch it (parsum__claim_ahead); a thread the OS preempts delays
+     * the chain once, not in every round. */
+    size_t c = parsum__claim(&j->next);
     while (c < j->nchunks) {
-        size_t next = ahead ? atomic_fetch_add_explicit(&j->next, 1,
-                                                        memory_order_relaxed)
-                            : j->nchunks;
+        size_t next = parsum__claim_next(&j->next, j->nchunks, ahead);
         size_t off, len;
         chunk_range(j, c, &off, &len);
         const unsigned char *in = j->in + off * s;
@@ -209,13 +179,13 @@ static void scan_worker(void *arg, int tid, int nt)
         /* (2) chain: P(c) = P(c-1) (+) agg(c), published before the scan */
         const void *carry = NULL;
         if (c > 0) {
-            wait_for(j, c - 1);
+            parsum__slot_wait(j->slots, j->slot_bytes, c - 1);
             carry = slot_value(j, c - 1);
             combine(j, carry, agg, slot_value(j, c));
         } else {
             memcpy(slot_value(j, c), agg, s);
         }
-        atomic_store_explicit(slot_flag(j, c), 1, memory_order_release);
+        parsum__slot_publish(j->slots, j->slot_bytes, c);
 
         /* (3) scan the chunk, now in L2, from the carry P(c-1), while the
          * next chunk is prefetched */
@@ -232,8 +202,7 @@ static void scan_worker(void *arg, int tid, int nt)
         else
             j->scan_chunk(in, out, len, j->reverse, j->exclusive, carry,
                           slot_value(j, c), j->stream, pf, pf_bytes);
-        c = ahead ? next
-                  : atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        c = parsum__claim_after(&j->next, next, ahead);
     }
 }
 
@@ -243,8 +212,8 @@ static parsum_status run_scan(parsum_context *ctx, scan_job *j,
     j->chunk = parsum__cpu_chunk_elems(j->esize);
     j->nchunks = (j->n + j->chunk - 1) / j->chunk;
     int nt = worker_count(ctx, j->nchunks);
-    j->slot_bytes = 64 + ROUND64(j->esize);
-    j->tmp_bytes = 3 * ROUND64(j->esize) + 64;
+    j->slot_bytes = 64 + PARSUM__ROUND64(j->esize);
+    j->tmp_bytes = 3 * PARSUM__ROUND64(j->esize) + 64;
     size_t slots_bytes, tmp_total;
     if (!parsum__mul_size(j->nchunks, j->slot_bytes, &slots_bytes) ||
         !parsum__mul_size((size_t)nt, j->tmp_bytes, &tmp_total))
@@ -256,7 +225,7 @@ static parsum_status run_scan(parsum_context *ctx, scan_job *j,
     j->slots = scratch;
     j->tmp = scratch + slots_bytes;
     for (size_t c = 0; c < j->nchunks; c++)
-        atomic_init(slot_flag(j, c), 0);
+        atomic_init(parsum__slot_flag(j->slots, j->slot_bytes, c), 0);
     atomic_init(&j->next, 0);
     parsum__sched_spmd(nt, scan_worker, j);
     return PARSUM_OK;
@@ -334,7 +303,7 @@ static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
     size_t nchunks = (j->n + j->chunk - 1) / j->chunk;
     /* Built-in results are packed (the final fold is a vector kernel);
      * custom ones 64-byte aligned for the callback. */
-    j->stride = j->cop == NULL ? j->esize : ROUND64(j->esize);
+    j->stride = j->cop == NULL ? j->esize : PARSUM__ROUND64(j->esize);
     if (nchunks == 0) {
         if (j->cop != NULL)
             memcpy(result, j->cop->identity, j->esize);
@@ -346,7 +315,7 @@ static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
     if (!parsum__mul_size(nchunks, j->stride, &bytes))
         return parsum__fail(ctx, PARSUM_ERR_OVERFLOW,
                             "%s: scratch size overflows", fn);
-    j->partial = parsum__scratch(ctx, ROUND64(bytes) + ROUND64(j->esize), fn);
+    j->partial = parsum__scratch(ctx, PARSUM__ROUND64(bytes) + PARSUM__ROUND64(j->esize), fn);
     if (j->partial == NULL)
         return PARSUM_ERR_OUT_OF_MEMORY;
     int nt = worker_count(ctx, nchunks);
@@ -354,7 +323,7 @@ static parsum_status run_reduce(parsum_context *ctx, reduce_job *j,
     /* Fold the chunk results, in a fixed order, into a 64-byte aligned
      * slot after them. Built-in ops: the lane-parallel kernel over the
      * dense partials (thousands of them for large n); custom: in order. */
-    unsigned char *acc = j->partial + ROUND64(nchunks * j->stride);
+    unsigned char *acc = j->partial + PARSUM__ROUND64(nchunks * j->stride);
     if (j->cop == NULL) {
         j->run(j->partial, nchunks, acc);
     } else {

@@ -1,8 +1,9 @@
 /*
- * seg_common.h - what the segmented operations' CPU files share: the
- * chain of per-chunk prefixes (the same scheme as scan.c: a slot per chunk,
- * a flag set with release order once the chunk's prefix is in it), the
- * thread count for a job, and counting and finding a chunk's heads.
+ * seg_common.h - what the CPU's chained passes (scan.c, select.c and the
+ * segmented operations' files) share: the chain of per-chunk prefixes (a
+ * slot per chunk, a flag set with release order once the chunk's prefix is
+ * in it) and the order chunks are claimed in, the thread count for a job,
+ * and counting and finding a chunk's heads.
  */
 #ifndef PARSUM_CPU_SEG_COMMON_H
 #define PARSUM_CPU_SEG_COMMON_H
@@ -66,6 +67,29 @@ static inline void parsum__slot_publish(unsigned char *slots,
 static inline int parsum__claim_ahead(int nt)
 {
     return nt < PARSUM__CLAIM_AT_START_THREADS;
+}
+
+/* A chained pass's chunks come from the counter *next in increasing
+ * order. A thread takes its first with parsum__claim; at the top of each
+ * round parsum__claim_next gives the chunk to prefetch (claimed now when
+ * claiming ahead, else none: nchunks), and at the end parsum__claim_after
+ * the chunk to do next (that one, or a fresh claim). A chunk only ever
+ * waits for lower chunks, all held by running threads: no deadlock. */
+static inline size_t parsum__claim(atomic_size_t *next)
+{
+    return atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
+}
+
+static inline size_t parsum__claim_next(atomic_size_t *next, size_t nchunks,
+                                        int ahead)
+{
+    return ahead ? parsum__claim(next) : nchunks;
+}
+
+static inline size_t parsum__claim_after(atomic_size_t *next, size_t claimed,
+                                         int ahead)
+{
+    return ahead ? claimed : parsum__claim(next);
 }
 
 /* Threads for nchunks chunks: one per 4 chunks at most, as scan.c does

@@ -441,15 +441,12 @@ static void rbk_worker(void *arg, int tid, int nt)
     const int ahead = parsum__claim_ahead(nt);
     unsigned char *tmp = j->tmp + (size_t)tid * j->tmp_bytes;
     /* With few threads claimed one ahead to prefetch it, as in scan.c
-     * (which also says why this cannot deadlock). */
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+     * (seg_common.h says why this cannot deadlock). */
+    size_t c = parsum__claim(&j->next);
     while (c < j->nchunks) {
-        size_t next = ahead ? atomic_fetch_add_explicit(&j->next, 1,
-                                                        memory_order_relaxed)
-                            : j->nchunks;
+        size_t next = parsum__claim_next(&j->next, j->nchunks, ahead);
         rbk_chunk(j, c, next, tmp);
-        c = ahead ? next
-                  : atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        c = parsum__claim_after(&j->next, next, ahead);
     }
 }
 

@@ -177,10 +177,9 @@ static void seg_worker(void *arg, int tid, int nt)
      * ahead: claimed at start the segmented scan was slower on 16 cores
      * too (2^28 i32, runs of 1-8, 16 threads: 22.3-22.9 ms against
      * 17.5-18.1 ms; bench/RESULTS.md). */
-    size_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    size_t c = parsum__claim(&j->next);
     while (c < j->nchunks) {
-        size_t next = atomic_fetch_add_explicit(&j->next, 1,
-                                                memory_order_relaxed);
+        size_t next = parsum__claim(&j->next);
         seg_chunk(j, c, next, tmp);
         c = next;
     }

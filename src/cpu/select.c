@@ -444,17 +444,16 @@ static unsigned char *thread_bufs(const sel_job *j, int tid,
 
 /* ---- select: one chained pass ------------------------------------------ */
 
-/* The next chunk of a chained pass, claimed when the thread is about to
- * read it. Claiming it a chunk ahead (to prefetch its start) made the
- * chain wait: a chunk claimed early is read only after its thread's
- * current chunk is moved, and every later chunk waits for its count. On a
- * 16-core Xeon (select, 2^28 u32 at 50 %, 16 threads) each thread waited
- * 5.5-7.8 ms of a 20-27 ms call that way; claimed when started, 1.5 ms
- * (bench/RESULTS.md). */
-static size_t claim(sel_job *j)
-{
-    return atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-}
+/* Chunks of the chained pass are claimed when a thread is about to read
+ * them (parsum__claim), at any thread count. Claiming a chunk ahead (to
+ * prefetch its start) made the chain wait: a chunk claimed early is read
+ * only after its thread's current chunk is moved, and every later chunk
+ * waits for its count. On a 16-core Xeon (select, 2^28 u32 at 50 %, 16
+ * threads) each thread waited 5.5-7.8 ms of a 20-27 ms call that way;
+ * claimed when started, 1.5 ms (bench/RESULTS.md). Select prefetched only
+ * a chunk's first 8 KiB, so claiming ahead bought nothing on few threads
+ * either (2 cores: the same time; 4 threads: 71.5-75 % of copy claimed at
+ * start, 71-72 % ahead). */
 
 /* The count of chunk c's selected elements: makes them wait for the
  * previous chunk's running count, publishes its own and returns where
@@ -510,7 +509,8 @@ static void fused_worker(sel_job *j, unsigned char *stage)
     unsigned char *buf[2] = {stage, stage + j->stage_bytes};
     pending prev = {NULL, NULL, 0};
     int cur = 0;
-    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
+    for (size_t c = parsum__claim(&j->next); c < j->nchunks;
+         c = parsum__claim(&j->next)) {
         parsum__stream_task t = split_lines(&prev);
         size_t m = j->fused((const unsigned char *)a->keys + c * j->chunk * ks,
                             chunk_len(j, c), j->s1.pred, &j->s1.a, &j->s1.b,
@@ -536,7 +536,8 @@ static void fused_partition_worker(sel_job *j, unsigned char *stage)
     size_t ks = a->key_size;
     unsigned char *kept = stage, *rest = stage + j->stage_bytes;
     unsigned char *out = (unsigned char *)a->keys_out;
-    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
+    for (size_t c = parsum__claim(&j->next); c < j->nchunks;
+         c = parsum__claim(&j->next)) {
         size_t nrest = 0;
         size_t m = j->fused_part(
             (const unsigned char *)a->keys + c * j->chunk * ks,
@@ -556,10 +557,10 @@ static void select_worker(void *arg, int tid, int nt)
     uint64_t *g[MAX_GROUPS];
     size_t cnt[MAX_GROUPS];
     unsigned char *stage = thread_bufs(j, tid, g);
-    /* Chunks are claimed in order (claim): a chunk waits only for lower
-     * ones, all held by running threads (scan.c); the output of a
-     * thread's chunk may go out after the thread has claimed later ones,
-     * but nothing waits for it. */
+    /* Chunks are claimed in order (parsum__claim): a chunk waits only for
+     * lower ones, all held by running threads; the output of a thread's
+     * chunk may go out after the thread has claimed later ones, but
+     * nothing waits for it. */
     if (j->fused != NULL || j->fused_part != NULL) {
         if (j->fused != NULL)
             fused_worker(j, stage);
@@ -568,7 +569,8 @@ static void select_worker(void *arg, int tid, int nt)
         atomic_thread_fence(memory_order_seq_cst);
         return;
     }
-    for (size_t c = claim(j); c < j->nchunks; c = claim(j)) {
+    for (size_t c = parsum__claim(&j->next); c < j->nchunks;
+         c = parsum__claim(&j->next)) {
         group_bits(j, c, g, cnt);
         size_t at = chain(j, c, cnt[0]);
         move(j, g, 1, c, j->nchunks, &at, stage);
