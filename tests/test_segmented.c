@@ -14,11 +14,20 @@
  * list of tu_sizes() up to 10^6 for a few cases; NaN inputs for float
  * MIN/MAX. Inputs are TU_DATA_EXACT, so results compare exactly.
  *
+ * Inputs of about 3 million elements (hundreds of GPU tiles) for one
+ * operator per element size: on CUDA also with the pipelined scan's grid
+ * capped at 1 and at 3 blocks (PARSUM_CUDA_SCAN_BLOCKS, read when a context
+ * is set up), so that each block runs many tiles in turn, and tiles whose
+ * first element is a head, tiles with heads inside and tiles with none
+ * (the one-segment distribution) meet in every combination.
+ *
  * Also: the notes' worked example (parsum.h) on every dtype against its
  * literal expected output; float SUM with rounding inputs bit-identical
  * for 1, 2 and 7 threads and from run to run, and within the error bound
  * that parsum.h states per segment.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "test_seg_util.h"
 
 #include "ref/ref.h"
@@ -210,6 +219,47 @@ static void test_seg_scan_long_sizes(void **state)
         size_t m = tu_sizes(parsum_dtype_size(cases[k].dtype), sizes);
         run_sizes(&cases[k], sizes, m, TU_DATA_EXACT, "exact");
     }
+}
+
+/* Hundreds of tiles per call, on CUDA with grids of all resident blocks,
+ * one block and three blocks (each on a context of its own). Not quick:
+ * too slow for the CPU under the sanitizers. */
+static void test_seg_scan_tiles(void **state)
+{
+    (void)state;
+    static const scan_case cases[] = {
+        {PARSUM_I32, PARSUM_SUM}, {PARSUM_U8, PARSUM_XOR},
+        {PARSUM_U16, PARSUM_MIN}, {PARSUM_I64, PARSUM_MAX},
+        {PARSUM_U64, PARSUM_SUM}, {PARSUM_F32, PARSUM_MAX},
+        {PARSUM_F64, PARSUM_MIN}};
+    static const char *const caps[] = {"", "1", "3"};
+    if (tu_quick)
+        skip();
+    const size_t n = 3000017;
+    const int ncaps = tu_backend == PARSUM_BACKEND_CUDA ? 3 : 1;
+    size_t failures = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const scan_case *c = &cases[k];
+        tu_rng r = tu_rng_for(c->dtype, c->op, n, 0x7113);
+        void *in = tu_malloc(n * parsum_dtype_size(c->dtype));
+        tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
+        for (int g = 0; g < ncaps && failures < TSEG_MAX_FAILURES; g++) {
+            parsum_context *mine = NULL, *saved = tu_ctx;
+            if (g > 0) {
+                setenv("PARSUM_CUDA_SCAN_BLOCKS", caps[g], 1);
+                TU_OK(parsum_context_create(&mine, PARSUM_BACKEND_CUDA));
+                unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+                tu_ctx = mine;
+            }
+            char tag[64];
+            snprintf(tag, sizeof tag, "exact, grid cap '%s'", caps[g]);
+            check_input(c->dtype, c->op, in, n, tag, &failures);
+            tu_ctx = saved;
+            parsum_context_destroy(mine);
+        }
+        free(in);
+    }
+    assert_int_equal(failures, 0);
 }
 
 /* Float MIN/MAX with NaN runs: NaN operands are ignored within a segment,
@@ -419,6 +469,7 @@ static const struct CMUnitTest tests[] = {
     INT_CASES(I32),  INT_CASES(U32),  INT_CASES(I64),  INT_CASES(U64),
     FLOAT_CASES(F32), FLOAT_CASES(F64),
     cmocka_unit_test(test_seg_scan_long_sizes),
+    cmocka_unit_test(test_seg_scan_tiles),
     cmocka_unit_test(test_seg_scan_nan),
     cmocka_unit_test(test_determinism),
 };

@@ -29,6 +29,10 @@ struct parsum__cuda_kernels {
     const void *pipe_fwd;
     const void *pipe_rev;
     unsigned long long pipe_tile; /* elements per tile of the pipe kernels */
+    /* The pipelined segmented scans with head flags (scan_seg_pipe_kernel,
+     * tiles of pipe_tile elements); NULL: use seg_fwd / seg_rev. */
+    const void *seg_pipe_fwd;
+    const void *seg_pipe_rev;
 };
 
 /* src/cuda/kernels_<dtype>.cu (generated), indexed by parsum_op. */
@@ -59,8 +63,8 @@ struct parsum__cuda_state {
      * of the kernel; 0 until first needed. */
     int reduce_grid[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT];
     /* Resident blocks per multiprocessor of the pipelined scans, per
-     * (dtype, op, reverse); 0 until first needed. */
-    int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
+     * (dtype, op, kernel: PARSUM__PIPE_*); 0 until first needed. */
+    int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][4];
     /* PARSUM_CUDA_SCAN_BLOCKS as the context was set up on its device: a
      * cap on the pipelined scan's grid (0: none). A test knob
      * (test_determinism): a different grid moves every tile's look-back,
@@ -175,7 +179,16 @@ struct parsum__cuda_launch {
     const void *id;
     const void *pad;
     int *reduce_grid;
-    int *pipe_blocks; /* [2]: forward, reverse; NULL: no pipelined scan */
+    /* [4], indexed by PARSUM__PIPE_*; NULL: no pipelined scan */
+    int *pipe_blocks;
+};
+
+/* Which pipelined scan kernel a pipe_blocks entry is for. */
+enum {
+    PARSUM__PIPE_FWD = 0,
+    PARSUM__PIPE_REV = 1,
+    PARSUM__PIPE_SEG_FWD = 2,
+    PARSUM__PIPE_SEG_REV = 3
 };
 
 /* One launch of a scan kernel, plain or segmented (launch.cu). */
@@ -211,6 +224,12 @@ size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
 parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
                                        const parsum__cuda_launch *l,
                                        const parsum__cuda_scan_call *c);
+/* Sends c (n and the scan kernel set) to l's pipelined kernel `which`
+ * (PARSUM__PIPE_*) where l has it and n fills more than one of its tiles;
+ * leaves c as it is otherwise. */
+parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
+                                     const parsum__cuda_launch *l, int which,
+                                     parsum__cuda_scan_call *c);
 /* Whether a result pointer is device (or managed) memory of the context's
  * device, which a kernel may write; errors for another device's memory. */
 parsum_status parsum__cuda_result_on_device(parsum_context *ctx,

@@ -14,6 +14,7 @@
 #include "builtin_ops.cuh"
 #include "reduce_kernels.cuh"
 #include "scan_kernels.cuh"
+#include "scan_seg_pipe.cuh"
 
 #define PARSUM_INST_CAT2(a, b) a##b
 #define PARSUM_INST_CAT(a, b) PARSUM_INST_CAT2(a, b)
@@ -70,6 +71,17 @@ const void *pipe_kernel()
         return nullptr;
 }
 
+/* The same for segmented scans with head flags (scan_seg_pipe_kernel). */
+template <class op, bool REV, int LB>
+const void *seg_pipe_kernel()
+{
+    if constexpr (PARSUM_K_PIPE && (LB == 2 || LB == 3))
+        return (const void *)&parsum_k::scan_seg_pipe_kernel<inst_t, op, REV,
+                                                             LB>;
+    else
+        return nullptr;
+}
+
 template <template <class, class> class OP>
 parsum__cuda_kernels make_kernels()
 {
@@ -92,6 +104,8 @@ parsum__cuda_kernels make_kernels()
         pipe_kernel<op, false, LB>(),
         pipe_kernel<op, true, LB>(),
         parsum_k::pipe_tile_elems(sizeof(inst_t)),
+        seg_pipe_kernel<op, false, LBS>(),
+        seg_pipe_kernel<op, true, LBS>(),
     };
 }
 

@@ -159,15 +159,14 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     return PARSUM_OK;
 }
 
-parsum_status parsum__cuda_run_scan(parsum_context *ctx,
-                                    const parsum__cuda_launch *l,
-                                    const void *in, void *out, size_t n,
-                                    unsigned flags)
+parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
+                                     const parsum__cuda_launch *l, int which,
+                                     parsum__cuda_scan_call *c)
 {
-    parsum__cuda_scan_call c = {};
-    const int rev = (flags & PARSUM_REVERSE) ? 1 : 0;
-    c.kernel = rev ? l->k->scan_rev : l->k->scan_fwd;
-    const void *pipe = rev ? l->k->pipe_rev : l->k->pipe_fwd;
+    const void *pipe = which == PARSUM__PIPE_FWD       ? l->k->pipe_fwd
+                       : which == PARSUM__PIPE_REV     ? l->k->pipe_rev
+                       : which == PARSUM__PIPE_SEG_FWD ? l->k->seg_pipe_fwd
+                                                       : l->k->seg_pipe_rev;
     /* The pipelined kernel pays off once every block has several tiles;
      * it needs the tile counter, which a single tile goes without. The
      * environment variable PARSUM_CUDA_SCAN_PIPE=0 turns it off (for
@@ -176,27 +175,39 @@ parsum_status parsum__cuda_run_scan(parsum_context *ctx,
         const char *e = getenv("PARSUM_CUDA_SCAN_PIPE");
         return e == NULL || strcmp(e, "0") != 0;
     }();
-    if (pipe_on && pipe != NULL && l->pipe_blocks != NULL &&
-        n > (size_t)l->k->pipe_tile) {
-        int *nb = &l->pipe_blocks[rev];
-        if (*nb == 0) {
-            int per_sm = 0;
-            PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                     &per_sm, pipe,
-                                     parsum_k::policy_for(l->elem_size).block,
-                                     0));
-            *nb = per_sm > 0 ? per_sm : 1;
-        }
-        c.kernel = pipe;
-        c.pipe_blocks = nb;
-        c.tile = (size_t)l->k->pipe_tile;
+    if (!pipe_on || pipe == NULL || l->pipe_blocks == NULL ||
+        c->n <= (size_t)l->k->pipe_tile)
+        return PARSUM_OK;
+    int *nb = &l->pipe_blocks[which];
+    if (*nb == 0) {
+        int per_sm = 0;
+        PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                 &per_sm, pipe,
+                                 parsum_k::policy_for(l->elem_size).block, 0));
+        *nb = per_sm > 0 ? per_sm : 1;
     }
+    c->kernel = pipe;
+    c->pipe_blocks = nb;
+    c->tile = (size_t)l->k->pipe_tile;
+    return PARSUM_OK;
+}
+
+parsum_status parsum__cuda_run_scan(parsum_context *ctx,
+                                    const parsum__cuda_launch *l,
+                                    const void *in, void *out, size_t n,
+                                    unsigned flags)
+{
+    parsum__cuda_scan_call c = {};
+    const bool rev = (flags & PARSUM_REVERSE) != 0;
+    c.kernel = rev ? l->k->scan_rev : l->k->scan_fwd;
     c.scan_size = l->elem_size;
     c.in = in;
     c.out = out;
     c.n = n;
     c.flags = flags;
-    return parsum__cuda_launch_scan(ctx, l, &c);
+    parsum_status s = parsum__cuda_pick_pipe(
+        ctx, l, rev ? PARSUM__PIPE_REV : PARSUM__PIPE_FWD, &c);
+    return s == PARSUM_OK ? parsum__cuda_launch_scan(ctx, l, &c) : s;
 }
 
 /* ------------------------------------------------------------------------ */

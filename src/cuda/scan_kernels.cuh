@@ -104,26 +104,55 @@ struct seg_reduce_flags : seg_scan_flags {
     using scan_op = seg_count_op<T, Op>;
 };
 
-/* Flags of memory elements m0 .. m0 + V (V + 1 bits, bit j for m0 + j):
- * the head flags as stored, except that element 0 always starts a
- * segment and element n (past the end) counts as a head. */
-template <int V>
-__device__ __forceinline__ u32 flag_window(const scan_args &a, u64 m0)
+/* The flags of a thread's R vectors of V elements in a scan tile, row r's
+ * vector starting at memory element m0 + r * 32 V (a reverse scan: m0 -
+ * r * 32 V), in scan order: bit v of head[r] for the vector's element v (in
+ * a reverse scan an element starts a segment when the next one in memory
+ * does); bit v of tail[r]: element v ends its run (forward scans only).
+ * Rows are 32 V elements, i.e. V words of flags, apart, so every row's
+ * window starts at the same bit of its word; all 2 R words are loaded
+ * before any is used (clamped to the array's last word instead of
+ * branching: a clamped word only supplies bits of positions at or past n,
+ * which the rules below override). Besides the flags as stored, element 0
+ * always starts a segment and element n (past the end) counts as a head. */
+template <int R, int V, bool REV>
+__device__ __forceinline__ void seg_rows(const scan_args &a, u64 m0,
+                                         u32 (&head)[R], u32 (&tail)[R])
 {
     constexpr u32 MASK = (1u << (V + 1)) - 1u;
-    if (m0 >= a.n)
-        return MASK;
     const u64 b = a.flag_off + m0;
-    const u64 w = b >> 5;
     const u64 last = (a.flag_off + a.n - 1) >> 5; /* last word of the array */
-    const u64 lo = a.flags[w];
-    const u64 hi = w + 1 <= last ? a.flags[w + 1] : 0ull;
-    u32 bits = (u32)(((hi << 32) | lo) >> (b & 31)) & MASK;
-    if (m0 == 0)
-        bits |= 1u;
-    if (a.n - m0 <= (u64)V)
-        bits |= MASK & ~((1u << (u32)(a.n - m0)) - 1u);
-    return bits;
+    const u64 w0 = b >> 5;
+    const u32 sh = (u32)b & 31u;
+    u32 lo[R], hi[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const u64 w = REV ? w0 - (u64)(r * V) : w0 + (u64)(r * V);
+        lo[r] = a.flags[w < last ? w : last];
+        hi[r] = a.flags[w + 1 < last ? w + 1 : last];
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const u64 m = REV ? m0 - (u64)r * 32u * V : m0 + (u64)r * 32u * V;
+        u32 w = (u32)((((u64)hi[r] << 32) | lo[r]) >> sh) & MASK;
+        if (m == 0)
+            w |= 1u; /* element 0 starts a segment */
+        if (m >= a.n)
+            w = MASK; /* element n (past the end) counts as a head */
+        else if (a.n - m <= (u64)V)
+            w |= MASK & ~((1u << (u32)(a.n - m)) - 1u);
+        if (REV) {
+            u32 h = 0u;
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                h |= ((w >> (V - v)) & 1u) << v;
+            head[r] = h;
+            tail[r] = 0u;
+        } else {
+            head[r] = w & ((1u << V) - 1u);
+            tail[r] = w >> 1;
+        }
+    }
 }
 
 /* Segmented reduce: stores the total v of the run of rank k, whose last
@@ -343,25 +372,16 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     /* 2. Load. */
     T y[R][V];
     tile_load<T, R, V, REV>(y, in, lay, full, rem, vec, pad_elem);
-    /* Segment flags in scan order: bit v of head[r] for y[r][v] (for a
-     * reverse scan, an element starts a segment when the next one in
-     * memory does); tail[r] (reduce): y[r][v] ends its run. */
+    /* Segment flags in scan order (seg_rows): bit v of head[r] for
+     * y[r][v]; tail[r] (reduce): y[r][v] ends its run. */
     u32 head[R], tail[R];
     S x[R][V];
+    if constexpr (MODE != 0)
+        seg_rows<R, V, REV>(a, tile_base + offset(0), head, tail);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        head[r] = tail[r] = 0u;
-        if constexpr (MODE != 0) {
-            const u32 w = flag_window<V>(a, tile_base + offset(r));
-            if (REV) {
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    head[r] |= ((w >> (V - v)) & 1u) << v;
-            } else {
-                head[r] = w & ((1u << V) - 1u);
-                tail[r] = w >> 1;
-            }
-        }
+        if constexpr (MODE == 0)
+            head[r] = tail[r] = 0u;
 #pragma unroll
         for (int v = 0; v < V; ++v)
             x[r][v] = Seg::make(y[r][v], (head[r] >> v) & 1u);

@@ -328,7 +328,8 @@ parsum_status run_seg_scan(parsum_context *ctx, const parsum__cuda_launch *l,
                            unsigned scan_flags, void *state)
 {
     parsum__cuda_scan_call c = {};
-    c.kernel = (scan_flags & PARSUM_REVERSE) ? l->k->seg_rev : l->k->seg_fwd;
+    const bool rev = (scan_flags & PARSUM_REVERSE) != 0;
+    c.kernel = rev ? l->k->seg_rev : l->k->seg_fwd;
     c.scan_size = pair_size(l->elem_size, l->elem_align);
     c.in = in;
     c.out = out;
@@ -337,7 +338,9 @@ parsum_status run_seg_scan(parsum_context *ctx, const parsum__cuda_launch *l,
     c.seg_flags = flags;
     c.flag_off = flag_off;
     c.state = state;
-    return parsum__cuda_launch_scan(ctx, l, &c);
+    parsum_status s = parsum__cuda_pick_pipe(
+        ctx, l, rev ? PARSUM__PIPE_SEG_REV : PARSUM__PIPE_SEG_FWD, &c);
+    return s == PARSUM_OK ? parsum__cuda_launch_scan(ctx, l, &c) : s;
 }
 
 size_t seg_state_bytes(const parsum__cuda_launch *l, size_t n)

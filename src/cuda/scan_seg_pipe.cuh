@@ -1,0 +1,253 @@
+/*
+ * scan_seg_pipe.cuh - the segmented scan with packed head flags on the
+ * pipelined scan (scan_pipe_kernel's two tiles per resident block, and its
+ * tile size), for the built-in operators whose look-back is the classic
+ * one or its left fold.
+ *
+ * scan_kernel scans (value, flag) pairs, so a tile holds a pair per
+ * element and takes half the plain scan's rows; pipelined, those half
+ * tiles doubled the look-backs and lost (NOTES.md section 8). Here the
+ * flags never become pairs per element: a thread keeps its elements'
+ * heads as one bit mask (R * V <= 32 bits), the warp scans of each row
+ * find the segment's first lane from one ballot, so only the values move
+ * through the shuffles, and the row prefixes keep their flags as bits. A
+ * tile then needs the plain tile's registers and keeps its size. Pairs
+ * appear only where tiles meet: warp totals, the tile's aggregate and the
+ * look-back, under (v1, k1) (+) (v2, k2) = (k2 ? v2 : v1 (+) v2, k1 | k2).
+ *
+ * A tile that contains a head knows its inclusive prefix without looking
+ * back: it is its aggregate (everything before the last head drops out),
+ * so such a tile publishes it as inclusive at once, and a tile whose first
+ * element is a head skips its look-back altogether. The bits published
+ * are the ones the look-back would have published, so the left fold's
+ * determinism (lookback.cuh) is kept.
+ */
+#ifndef PARSUM_SCAN_SEG_PIPE_CUH
+#define PARSUM_SCAN_SEG_PIPE_CUH
+
+#include "scan_kernels.cuh"
+
+namespace parsum_k {
+
+/* One tile of scan_seg_pipe_kernel in the registers of its block: the
+ * elements (scan order as in scan_kernel), their heads (bit r * V + v for
+ * y[r][v]), each row's lane-exclusive prefix le and row prefix rp within
+ * the warp, with their flags in kb (bit r: le[r] covers a head, bit 16 +
+ * r: rp[r] does), the tile number and (warp 0) the aggregate. */
+template <class T, int R, int V>
+struct seg_pipe_tile {
+    T y[R][V];
+    T le[R];
+    T rp[R];
+    u32 head;
+    u32 kb;
+    seg_pair<T> agg;
+    u32 c;
+};
+
+/* (v, k) := (v, k) (+) (w, kw) under the pair operator. */
+template <class T, class Op>
+__device__ __forceinline__ void seg_fold(T &v, bool &k, const T &w, bool kw,
+                                         const Op &op)
+{
+    v = kw ? w : op(v, w);
+    k = k || kw;
+}
+
+/*
+ * scan_seg_pipe_kernel: scan_kernel's segmented scan (MODE 1) with the
+ * blocks and tile loop of scan_pipe_kernel (see there for why tile B's
+ * aggregate is published before tile A's look-back). LOOKBACK: 2 classic,
+ * 3 the left fold (deterministic for rounding operators).
+ */
+template <class T, class Op, bool REV, int LOOKBACK>
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
+    scan_seg_pipe_kernel(scan_args a, T id, T pad)
+{
+    constexpr policy P = policy_for(sizeof(T));
+    constexpr int BLOCK = P.block;
+    constexpr int NWARP = BLOCK / 32;
+    static_assert(LOOKBACK == 2 || LOOKBACK == 3,
+                  "pipelined: classic look-backs only");
+    constexpr int R = pipe_rows(sizeof(T));
+    constexpr int V = vec_elems(sizeof(T));
+    static_assert(R * V <= 32, "heads: one mask word per tile");
+    static_assert(R <= 16, "flags of le and rp: one word");
+    constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
+    constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
+    static_assert(TILE == pipe_tile_elems(sizeof(T)), "tile");
+    typedef seg_pipe_tile<T, R, V> tile_t;
+    typedef seg_pair<T> S;
+
+    const Op op{};
+    const seg_or_op<T, Op> sop{};
+    __shared__ u32 s_tile;
+    __shared__ u32 s_lead[2]; /* per buffer: the tile starts with a head */
+    __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(S)];
+    S *s_wtot = reinterpret_cast<S *>(s_raw); /* [2][NWARP] */
+    S *s_x = s_wtot + 2 * NWARP;
+
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
+    const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
+    const u32 below = (1u << lane) - 1u; /* lanes before this one */
+
+    const tile_layout<R, V, REV, NWARP> lay{warp, lane};
+    auto tile_base = [&](u32 c) -> u64 {
+        return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
+    };
+
+    /* Loads tile t.c and its heads, scans its rows; the warp totals go to
+     * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
+     * aggregate and has published it. */
+    auto load_local = [&](tile_t &t, int buf) {
+        const u64 base = tile_base(t.c);
+        const T *in = static_cast<const T *>(a.in) + base;
+        tile_load<T, R, V, REV>(t.y, in, lay, base + TILE <= a.n, a.n - base,
+                                vec, pad);
+        u32 hr[R], tr[R];
+        seg_rows<R, V, REV>(a, base + lay.offset(0), hr, tr);
+        t.head = 0u;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            t.head |= hr[r] << (r * V);
+        /* Per row: the fold of this thread's vector from its last head,
+         * then the warp's segmented scan of those over the lanes, each
+         * lane combining only lanes at or after its segment's first. */
+        T tv[R];
+        int first[R]; /* the last lane <= this one whose vector has a head */
+        u32 rk = 0u;  /* bit r: row r of the warp has a head */
+        t.kb = 0u;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T s = t.y[r][0];
+#pragma unroll
+            for (int v = 1; v < V; ++v)
+                s = ((t.head >> (r * V + v)) & 1u) ? t.y[r][v]
+                                                   : op(s, t.y[r][v]);
+            tv[r] = s;
+            const u32 hb = (t.head >> (r * V)) & ((1u << V) - 1u);
+            const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, hb != 0u);
+            const u32 upto = b & (below | (1u << lane));
+            first[r] = upto ? 31 - __clz((int)upto) : -1;
+            if (b & below)
+                t.kb |= 1u << r;
+            if (b)
+                rk |= 1u << r;
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const T o = shfl_up(tv[r], d);
+                if (lane - d >= first[r] && lane >= d)
+                    tv[r] = op(o, tv[r]);
+            }
+        }
+        T rt[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            t.le[r] = shfl_up(tv[r], 1); /* valid for lane > 0 */
+            rt[r] = shfl_idx(tv[r], 31); /* row total */
+        }
+        t.rp[0] = pad;
+        T wv = rt[0];
+        bool wk = rk & 1u;
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+            t.rp[r] = wv;
+            if (wk)
+                t.kb |= 1u << (16 + r);
+            seg_fold(wv, wk, rt[r], ((rk >> r) & 1u) != 0u, op);
+        }
+        if (lane == 0) {
+            S w;
+            w.v = wv;
+            w.k = wk ? 1u : 0u;
+            s_wtot[buf * NWARP + warp] = w;
+        }
+        if (tid == 0)
+            s_lead[buf] = t.head & 1u;
+        __syncthreads();
+        if (warp == 0) {
+            S g = s_wtot[buf * NWARP];
+            for (int i = 1; i < NWARP; ++i)
+                g = sop(g, s_wtot[buf * NWARP + i]);
+            t.agg = g;
+            /* With a head in the tile the aggregate is the inclusive
+             * prefix; tile 0's is inclusive anyway. */
+            if (lane == 0)
+                publish(a.agg, a.agg_status, t.c,
+                        (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g);
+        }
+    };
+
+    /* Looks back for tile t.c (unless its first element is a head), then
+     * scans and stores it. */
+    auto finish = [&](tile_t &t, int buf) {
+        const bool lead = s_lead[buf] != 0u;
+        if (warp == 0 && t.c > 0 && !lead) {
+            S xc;
+            if constexpr (LOOKBACK == 3)
+                xc = lookback_left<S, seg_or_op<T, Op>, true>(
+                    a, t.c, t.agg, S{pad, 0u}, lane, sop);
+            else
+                xc = lookback_classic<S, seg_or_op<T, Op>, true>(
+                    a, t.c, t.agg, S{pad, 0u}, lane, sop);
+            if (lane == 0)
+                *s_x = xc;
+        }
+        __syncthreads();
+        /* p: the prefix of this warp's first element, X(c) and the warps
+         * before it; has: p covers at least one element. A lead tile's
+         * head resets every prefix, so X(c) is left out there. */
+        T p = pad;
+        bool has = t.c > 0 && !lead;
+        if (has)
+            p = s_x->v;
+        for (int i = 0; i < warp; ++i) {
+            const S w = s_wtot[buf * NWARP + i];
+            p = (has && !w.k) ? op(p, w.v) : w.v;
+            has = true;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T acc = p;
+            bool hr = has;
+            if (r > 0) {
+                const bool k = (t.kb >> (16 + r)) & 1u;
+                acc = (hr && !k) ? op(acc, t.rp[r]) : t.rp[r];
+                hr = true;
+            }
+            if (lane > 0) {
+                const bool k = (t.kb >> r) & 1u;
+                acc = (hr && !k) ? op(acc, t.le[r]) : t.le[r];
+                hr = true;
+            }
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const T e = t.y[r][v];
+                const bool h = (t.head >> (r * V + v)) & 1u;
+                if (excl)
+                    t.y[r][v] = (hr && !h) ? acc : id;
+                acc = (hr && !h) ? op(acc, e) : e;
+                hr = true;
+                if (!excl)
+                    t.y[r][v] = acc;
+            }
+        }
+        const u64 base = tile_base(t.c);
+        T *out = static_cast<T *>(a.out) + base;
+        tile_store<T, R, V, REV>(out, t.y, lay, base + TILE <= a.n,
+                                 a.n - base, vec, excl, id);
+    };
+
+    two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
+                                 finish);
+}
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_SCAN_SEG_PIPE_CUH */
