@@ -23,7 +23,8 @@
  *
  * Also: the notes' worked example (parsum.h) on every dtype against its
  * literal expected output; float SUM with rounding inputs bit-identical
- * for 1, 2 and 7 threads and from run to run, and within the error bound
+ * for 1, 2 and 7 threads and from run to run (on CUDA also under every
+ * grid cap, about 3 million elements), and within the error bound
  * that parsum.h states per segment.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -221,6 +222,22 @@ static void test_seg_scan_long_sizes(void **state)
     }
 }
 
+/* The grid caps of the tile tests ("" = none) and a CUDA context set up
+ * under one (PARSUM_CUDA_SCAN_BLOCKS is read when a context is set up);
+ * NULL for no cap: the caller keeps tu_ctx. */
+static const char *const grid_caps[] = {"", "1", "3"};
+
+static parsum_context *capped_context(const char *cap)
+{
+    if (cap[0] == '\0')
+        return NULL;
+    parsum_context *ctx = NULL;
+    setenv("PARSUM_CUDA_SCAN_BLOCKS", cap, 1);
+    TU_OK(parsum_context_create(&ctx, PARSUM_BACKEND_CUDA));
+    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+    return ctx;
+}
+
 /* Hundreds of tiles per call, on CUDA with grids of all resident blocks,
  * one block and three blocks (each on a context of its own). Not quick:
  * too slow for the CPU under the sanitizers. */
@@ -231,8 +248,8 @@ static void test_seg_scan_tiles(void **state)
         {PARSUM_I32, PARSUM_SUM}, {PARSUM_U8, PARSUM_XOR},
         {PARSUM_U16, PARSUM_MIN}, {PARSUM_I64, PARSUM_MAX},
         {PARSUM_U64, PARSUM_SUM}, {PARSUM_F32, PARSUM_MAX},
-        {PARSUM_F64, PARSUM_MIN}};
-    static const char *const caps[] = {"", "1", "3"};
+        {PARSUM_F64, PARSUM_MIN}, {PARSUM_F32, PARSUM_SUM},
+        {PARSUM_F64, PARSUM_SUM}};
     if (tu_quick)
         skip();
     const size_t n = 3000017;
@@ -244,15 +261,12 @@ static void test_seg_scan_tiles(void **state)
         void *in = tu_malloc(n * parsum_dtype_size(c->dtype));
         tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
         for (int g = 0; g < ncaps && failures < TSEG_MAX_FAILURES; g++) {
-            parsum_context *mine = NULL, *saved = tu_ctx;
-            if (g > 0) {
-                setenv("PARSUM_CUDA_SCAN_BLOCKS", caps[g], 1);
-                TU_OK(parsum_context_create(&mine, PARSUM_BACKEND_CUDA));
-                unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+            parsum_context *mine = capped_context(grid_caps[g]);
+            parsum_context *saved = tu_ctx;
+            if (mine != NULL)
                 tu_ctx = mine;
-            }
             char tag[64];
-            snprintf(tag, sizeof tag, "exact, grid cap '%s'", caps[g]);
+            snprintf(tag, sizeof tag, "exact, grid cap '%s'", grid_caps[g]);
             check_input(c->dtype, c->op, in, n, tag, &failures);
             tu_ctx = saved;
             parsum_context_destroy(mine);
@@ -455,6 +469,61 @@ static void test_determinism(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* CUDA: float SUM with rounding inputs over hundreds of tiles gives the
+ * same bits under every grid cap (each moves every tile's look-back). */
+static void test_determinism_grids(void **state)
+{
+    (void)state;
+    static const tseg_dist dists[] = {TSEG_RAND8, TSEG_ONE, TSEG_POWER};
+    if (tu_backend != PARSUM_BACKEND_CUDA || tu_quick)
+        skip();
+    size_t failures = 0;
+    const size_t n = 3000017;
+    for (int di = 0; di < 2; di++) {
+        parsum_dtype d = di ? PARSUM_F64 : PARSUM_F32;
+        size_t es = parsum_dtype_size(d);
+        for (int k = 0; k < 3 && failures < TSEG_MAX_FAILURES; k++) {
+            tu_rng r = tu_rng_for(d, n, dists[k], 0x9e1d);
+            unsigned char *in = tu_malloc(n * es);
+            tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
+            uint64_t *off;
+            size_t nseg = tseg_offsets(&r, dists[k], n, &off), nwords;
+            uint32_t *fl = tseg_flags(&r, off, nseg, n, 5, &nwords);
+            tseg_desc desc;
+            tseg_desc_flags(&desc, fl, nwords, 5);
+            bufs b;
+            bufs_init(&b, d, PARSUM_SUM, in, n);
+            unsigned char *first = NULL;
+            for (int g = 0; g < 3; g++) {
+                parsum_context *mine = capped_context(grid_caps[g]);
+                parsum_context *saved = tu_ctx;
+                if (mine != NULL)
+                    tu_ctx = mine;
+                unsigned char *res = seg_run(&b, &desc.dev, 0, &failures);
+                tu_ctx = saved;
+                parsum_context_destroy(mine);
+                if (first == NULL) {
+                    first = res;
+                    continue;
+                }
+                if (memcmp(res, first, 4 * b.bytes) != 0)
+                    tu_report(&failures, "  segmented_scan %s sum n=%zu %s "
+                              "segments: grid cap '%s' differs from none\n",
+                              parsum_dtype_name(d), n,
+                              tseg_dist_name(dists[k]), grid_caps[g]);
+                free(res);
+            }
+            free(first);
+            bufs_free(&b);
+            tseg_desc_free(&desc);
+            free(fl);
+            free(off);
+            free(in);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
 #define SC(D, O)                                                             \
     {"seg_scan_" #D "_" #O, test_seg_scan_case, NULL, NULL,                  \
      &(scan_case){PARSUM_##D, PARSUM_##O}}
@@ -472,6 +541,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seg_scan_tiles),
     cmocka_unit_test(test_seg_scan_nan),
     cmocka_unit_test(test_determinism),
+    cmocka_unit_test(test_determinism_grids),
 };
 
 PARSUM_TEST_MAIN(test_segmented)

@@ -32,7 +32,8 @@ typedef PARSUM_INST_W inst_w;
  * with a fixed rule for ties and NaNs, hence exactly associative too).
  * Float SUM and PROD take a deterministic one: plain f32 scans the
  * classic look-back folded from the left (lookback_det), f64 and
- * segmented scans the two-level look-back.
+ * scan_kernel's segmented scans the two-level look-back (the pipelined
+ * segmented scan: seg_pipe_lookback below).
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
 /* Whether plain scans have scan_pipe_kernel (tiles pipelined two per
  * block) besides scan_kernel (one tile per block); launch.cu picks. */
@@ -57,6 +58,23 @@ constexpr int lookback_for()
         return sizeof(S) > 4 ? 1 : parsum_k::lookback_det<S>();
     /* The classic look-back needs packed descriptors. */
     return parsum_k::packed_desc<S>::value ? 2 : 1;
+}
+
+/* The look-back of the pipelined segmented scan (scan_seg_pipe_kernel):
+ * as scan_kernel's, except that f32 SUM and PROD take the left fold there
+ * (deterministic as well; in that kernel a tile with a head publishes its
+ * inclusive prefix at once, so the folds stay short unless segments are
+ * long). H200, 2^28: f32 73-81 % of copy against 57 % for scan_kernel's
+ * two-level look-back, but 54 % for one segment of n; f64 pairs through
+ * the left fold fell to 28 % for one segment (48 % two-level), so f64
+ * keeps scan_kernel (bench/RESULTS.md). */
+template <template <class, class> class OP, class S>
+constexpr int seg_pipe_lookback()
+{
+    if (PARSUM_K_LOOKBACK < 0 && PARSUM_INST_FLOAT &&
+        OP<inst_t, inst_w>::float_rounding && sizeof(inst_t) <= 4)
+        return parsum_k::lookback_det<S>();
+    return lookback_for<OP, S>();
 }
 
 /* The pipelined scan wherever a classic look-back (plain or folded from
@@ -89,6 +107,7 @@ parsum__cuda_kernels make_kernels()
     typedef parsum_k::seg_pair<inst_t> pair;
     constexpr int LB = lookback_for<OP, inst_t>();
     constexpr int LBS = lookback_for<OP, pair>();
+    constexpr int LBSP = seg_pipe_lookback<OP, pair>();
     using parsum_k::scan_kernel;
     using parsum_k::seg_reduce_flags;
     using parsum_k::seg_scan_flags;
@@ -104,8 +123,8 @@ parsum__cuda_kernels make_kernels()
         pipe_kernel<op, false, LB>(),
         pipe_kernel<op, true, LB>(),
         parsum_k::pipe_tile_elems(sizeof(inst_t)),
-        seg_pipe_kernel<op, false, LBS>(),
-        seg_pipe_kernel<op, true, LBS>(),
+        seg_pipe_kernel<op, false, LBSP>(),
+        seg_pipe_kernel<op, true, LBSP>(),
     };
 }
 

@@ -109,44 +109,52 @@ struct seg_reduce_flags : seg_scan_flags {
  * r * 32 V), in scan order: bit v of head[r] for the vector's element v (in
  * a reverse scan an element starts a segment when the next one in memory
  * does); bit v of tail[r]: element v ends its run (forward scans only).
+ * Besides the flags as stored, element 0 always starts a segment and
+ * element n (past the end) counts as a head; edge says whether the tile
+ * may hold either (the first tile in memory, or one that reaches n), so
+ * that the others skip those rules.
  * Rows are 32 V elements, i.e. V words of flags, apart, so every row's
  * window starts at the same bit of its word; all 2 R words are loaded
- * before any is used (clamped to the array's last word instead of
- * branching: a clamped word only supplies bits of positions at or past n,
- * which the rules below override). Besides the flags as stored, element 0
- * always starts a segment and element n (past the end) counts as a head. */
+ * before any is used, their indices clamped to the array's last word
+ * instead of branching: a clamped word only supplies bits of positions
+ * at or past n, which the rules override. */
 template <int R, int V, bool REV>
 __device__ __forceinline__ void seg_rows(const scan_args &a, u64 m0,
-                                         u32 (&head)[R], u32 (&tail)[R])
+                                         bool edge, u32 (&head)[R],
+                                         u32 (&tail)[R])
 {
     constexpr u32 MASK = (1u << (V + 1)) - 1u;
     const u64 b = a.flag_off + m0;
     const u64 last = (a.flag_off + a.n - 1) >> 5; /* last word of the array */
     const u64 w0 = b >> 5;
     const u32 sh = (u32)b & 31u;
+    /* word indices relative to w0, at most d (the last word; negative
+     * for a thread whose vectors all lie past n, by at most a tile) */
+    const long long dl = (long long)(last - w0);
+    const int d = dl > (1 << 20) ? (1 << 20) : (int)dl;
+    const u32 *f = a.flags + w0;
     u32 lo[R], hi[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const u64 w = REV ? w0 - (u64)(r * V) : w0 + (u64)(r * V);
-        lo[r] = a.flags[w < last ? w : last];
-        hi[r] = a.flags[w + 1 < last ? w + 1 : last];
+        const int w = REV ? -(r * V) : r * V;
+        lo[r] = f[min(w, d)];
+        hi[r] = f[min(w + 1, d)];
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const u64 m = REV ? m0 - (u64)r * 32u * V : m0 + (u64)r * 32u * V;
-        u32 w = (u32)((((u64)hi[r] << 32) | lo[r]) >> sh) & MASK;
-        if (m == 0)
-            w |= 1u; /* element 0 starts a segment */
-        if (m >= a.n)
-            w = MASK; /* element n (past the end) counts as a head */
-        else if (a.n - m <= (u64)V)
-            w |= MASK & ~((1u << (u32)(a.n - m)) - 1u);
+        u32 w = __funnelshift_r(lo[r], hi[r], sh) & MASK;
+        if (edge) {
+            const u64 m =
+                REV ? m0 - (u64)r * 32u * V : m0 + (u64)r * 32u * V;
+            if (m == 0)
+                w |= 1u;
+            if (m >= a.n)
+                w = MASK;
+            else if (a.n - m <= (u64)V)
+                w |= MASK & ~((1u << (u32)(a.n - m)) - 1u);
+        }
         if (REV) {
-            u32 h = 0u;
-#pragma unroll
-            for (int v = 0; v < V; ++v)
-                h |= ((w >> (V - v)) & 1u) << v;
-            head[r] = h;
+            head[r] = (__brev(w) >> (31 - V)) & ((1u << V) - 1u);
             tail[r] = 0u;
         } else {
             head[r] = w & ((1u << V) - 1u);
@@ -377,7 +385,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     u32 head[R], tail[R];
     S x[R][V];
     if constexpr (MODE != 0)
-        seg_rows<R, V, REV>(a, tile_base + offset(0), head, tail);
+        seg_rows<R, V, REV>(a, tile_base + offset(0),
+                            tile_base == 0 || !(tile_base + TILE < a.n),
+                            head, tail);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         if constexpr (MODE == 0)

@@ -108,7 +108,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         tile_load<T, R, V, REV>(t.y, in, lay, base + TILE <= a.n, a.n - base,
                                 vec, pad);
         u32 hr[R], tr[R];
-        seg_rows<R, V, REV>(a, base + lay.offset(0), hr, tr);
+        seg_rows<R, V, REV>(a, base + lay.offset(0),
+                            base == 0 || !(base + TILE < a.n), hr, tr);
         t.head = 0u;
 #pragma unroll
         for (int r = 0; r < R; ++r)

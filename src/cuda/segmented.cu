@@ -18,6 +18,8 @@
  */
 #include "cuda_internal.h"
 
+#include <type_traits>
+
 #include "scan_kernels.cuh"
 #include "segreduce.h"
 
@@ -34,6 +36,7 @@ namespace {
 
 constexpr int AUX_BLOCK = 256;
 constexpr int AUX_WARPS = AUX_BLOCK / 32;
+constexpr int KEYS_WORDS = 8; /* keys_to_flags_kernel: flag words a step */
 /* Elements per warp in the head-counting kernels: 32 lanes x 32 bits. */
 constexpr u64 CHUNK = 1024;
 
@@ -102,18 +105,35 @@ __global__ void offsets_to_flags_kernel(const u64 *offsets, u64 nseg, u64 n,
 template <class K>
 __global__ void keys_to_flags_kernel(const K *keys, u64 n, u32 *flags)
 {
+    /* KEYS_WORDS flag words per warp and step, all their keys loaded
+     * before the first is compared: one 128-byte load a warp at a time
+     * (the first version) left the memory system idle. A key's
+     * predecessor comes from the lane before it (lane 0 loads its own). */
+    constexpr int U = KEYS_WORDS;
+    typedef typename std::conditional<sizeof(K) <= 4, u32, u64>::type W;
     const int lane = (int)(threadIdx.x & 31);
     const u64 words = (n + 31) / 32;
+    const u64 steps = (words + U - 1) / U;
     const u64 nwarps = (u64)gridDim.x * AUX_WARPS;
-    for (u64 w = (u64)blockIdx.x * AUX_WARPS + (threadIdx.x >> 5); w < words;
-         w += nwarps) {
-        const u64 i = w * 32 + (u64)lane;
-        bool h = false;
-        if (i < n)
-            h = i == 0 || keys[i] != keys[i - 1];
-        const u32 b = __ballot_sync(0xffffffffu, h);
-        if (lane == 0)
-            flags[w] = b;
+    for (u64 g = (u64)blockIdx.x * AUX_WARPS + (threadIdx.x >> 5); g < steps;
+         g += nwarps) {
+        W k[U], p[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const u64 i = (g * U + (u64)u) * 32 + (u64)lane;
+            k[u] = i < n ? (W)keys[i] : (W)0;
+            p[u] = (lane == 0 && i > 0 && i - 1 < n) ? (W)keys[i - 1] : (W)0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const u64 w = g * U + (u64)u;
+            const u64 i = w * 32 + (u64)lane;
+            const W before = __shfl_up_sync(0xffffffffu, k[u], 1);
+            const bool h = i < n && (i == 0 || k[u] != (lane ? before : p[u]));
+            const u32 b = __ballot_sync(0xffffffffu, h);
+            if (lane == 0 && w < words)
+                flags[w] = b;
+        }
     }
 }
 
@@ -255,7 +275,8 @@ parsum_status launch_keys_to_flags(parsum_context *ctx, const void *keys,
                                    uint32_t *flags)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    const unsigned grid = aux_grid(ctx, flag_words(n), AUX_WARPS);
+    const unsigned grid =
+        aux_grid(ctx, (flag_words(n) + KEYS_WORDS - 1) / KEYS_WORDS, AUX_WARPS);
     switch (parsum_dtype_size(key_dtype)) {
     case 1:
         keys_to_flags_kernel<<<grid, AUX_BLOCK, 0, st->stream>>>(
