@@ -409,6 +409,37 @@ static unsigned char *seg_run(const bufs *b, const parsum_segments *dseg,
     return res;
 }
 
+/* A float SUM input with rounding data and its segments as flags at bit
+ * offset 5, uploaded (the determinism tests). */
+typedef struct round_input {
+    unsigned char *in;
+    uint64_t *off;
+    uint32_t *fl;
+    tseg_desc desc;
+    bufs b;
+} round_input;
+
+static void round_input_init(round_input *ri, parsum_dtype d, size_t n,
+                             tseg_dist dist, uint64_t seed)
+{
+    tu_rng r = tu_rng_for(d, n, dist, seed);
+    ri->in = tu_malloc(n * parsum_dtype_size(d));
+    tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, ri->in, n);
+    size_t nseg = tseg_offsets(&r, dist, n, &ri->off), nwords;
+    ri->fl = tseg_flags(&r, ri->off, nseg, n, 5, &nwords);
+    tseg_desc_flags(&ri->desc, ri->fl, nwords, 5);
+    bufs_init(&ri->b, d, PARSUM_SUM, ri->in, n);
+}
+
+static void round_input_free(round_input *ri)
+{
+    bufs_free(&ri->b);
+    tseg_desc_free(&ri->desc);
+    free(ri->fl);
+    free(ri->off);
+    free(ri->in);
+}
+
 /* Float SUM with rounding inputs: the same bits for 1, 2, 7 and again 7
  * threads, and every output within the documented bound. */
 static void test_determinism(void **state)
@@ -422,21 +453,16 @@ static void test_determinism(void **state)
         /* 17 chunks: enough for several threads of the CPU backend. */
         size_t es = parsum_dtype_size(d), n = 17 * tu_chunk(es) + 5;
         for (int k = 0; k < 3 && failures < TSEG_MAX_FAILURES; k++) {
-            tu_rng r = tu_rng_for(d, n, dists[k], 0xde7);
-            unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es);
+            round_input ri;
+            round_input_init(&ri, d, n, dists[k], 0xde7);
+            unsigned char *want = tu_malloc(n * es);
             double *bound = tu_malloc(n * sizeof *bound);
-            tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
-            uint64_t *off;
-            size_t nseg = tseg_offsets(&r, dists[k], n, &off), nwords;
-            uint32_t *fl = tseg_flags(&r, off, nseg, n, 5, &nwords);
-            tseg_desc desc;
-            tseg_desc_flags(&desc, fl, nwords, 5);
-            bufs b;
-            bufs_init(&b, d, PARSUM_SUM, in, n);
-            unsigned char *first = seg_run(&b, &desc.dev, threads[0], &failures);
+            unsigned char *first =
+                seg_run(&ri.b, &ri.desc.dev, threads[0], &failures);
             for (int t = 1; t < 4; t++) {
-                unsigned char *res = seg_run(&b, &desc.dev, threads[t], &failures);
-                if (memcmp(res, first, 4 * b.bytes) != 0)
+                unsigned char *res =
+                    seg_run(&ri.b, &ri.desc.dev, threads[t], &failures);
+                if (memcmp(res, first, 4 * ri.b.bytes) != 0)
                     tu_report(&failures, "  segmented_scan %s sum n=%zu %s "
                               "segments: %d threads differ from %d\n",
                               parsum_dtype_name(d), n,
@@ -446,24 +472,21 @@ static void test_determinism(void **state)
             }
             for (int f = 0; f < 4; f++) {
                 char what[160];
-                sum_bounds(d, in, n, &desc.host, all_flags[f], want, bound);
+                sum_bounds(d, ri.in, n, &ri.desc.host, all_flags[f], want,
+                           bound);
                 snprintf(what, sizeof what, "segmented_scan %s sum %s n=%zu "
                          "%s segments, rounding data: error bound",
                          parsum_dtype_name(d), tu_flags_name(all_flags[f]), n,
                          tseg_dist_name(dists[k]));
-                if (tu_compare(d, want, first + (size_t)f * b.bytes, n, bound,
-                               what) != 0)
+                if (tu_compare(d, want, first + (size_t)f * ri.b.bytes, n,
+                               bound, what) != 0)
                     failures++;
             }
             TU_OK(parsum_context_set_threads(tu_ctx, 0));
             free(first);
-            bufs_free(&b);
-            tseg_desc_free(&desc);
-            free(fl);
-            free(off);
-            free(in);
             free(want);
             free(bound);
+            round_input_free(&ri);
         }
     }
     assert_int_equal(failures, 0);
@@ -481,32 +504,24 @@ static void test_determinism_grids(void **state)
     const size_t n = 3000017;
     for (int di = 0; di < 2; di++) {
         parsum_dtype d = di ? PARSUM_F64 : PARSUM_F32;
-        size_t es = parsum_dtype_size(d);
         for (int k = 0; k < 3 && failures < TSEG_MAX_FAILURES; k++) {
-            tu_rng r = tu_rng_for(d, n, dists[k], 0x9e1d);
-            unsigned char *in = tu_malloc(n * es);
-            tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
-            uint64_t *off;
-            size_t nseg = tseg_offsets(&r, dists[k], n, &off), nwords;
-            uint32_t *fl = tseg_flags(&r, off, nseg, n, 5, &nwords);
-            tseg_desc desc;
-            tseg_desc_flags(&desc, fl, nwords, 5);
-            bufs b;
-            bufs_init(&b, d, PARSUM_SUM, in, n);
+            round_input ri;
+            round_input_init(&ri, d, n, dists[k], 0x9e1d);
             unsigned char *first = NULL;
             for (int g = 0; g < 3; g++) {
                 parsum_context *mine = capped_context(grid_caps[g]);
                 parsum_context *saved = tu_ctx;
                 if (mine != NULL)
                     tu_ctx = mine;
-                unsigned char *res = seg_run(&b, &desc.dev, 0, &failures);
+                unsigned char *res =
+                    seg_run(&ri.b, &ri.desc.dev, 0, &failures);
                 tu_ctx = saved;
                 parsum_context_destroy(mine);
                 if (first == NULL) {
                     first = res;
                     continue;
                 }
-                if (memcmp(res, first, 4 * b.bytes) != 0)
+                if (memcmp(res, first, 4 * ri.b.bytes) != 0)
                     tu_report(&failures, "  segmented_scan %s sum n=%zu %s "
                               "segments: grid cap '%s' differs from none\n",
                               parsum_dtype_name(d), n,
@@ -514,11 +529,7 @@ static void test_determinism_grids(void **state)
                 free(res);
             }
             free(first);
-            bufs_free(&b);
-            tseg_desc_free(&desc);
-            free(fl);
-            free(off);
-            free(in);
+            round_input_free(&ri);
         }
     }
     assert_int_equal(failures, 0);

@@ -490,6 +490,29 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
 /* Pipelined plain scan                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Memory offset of the first element of pipelined tile c (tiles are
+ * numbered in scan order; a reverse scan takes them from the end). */
+template <bool REV, u32 TILE>
+__device__ __forceinline__ u64 pipe_tile_base(const scan_args &a, u32 c)
+{
+    return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
+}
+
+/* The second half of a pipelined tile's look-back (its aggregate already
+ * published by lookback_publish): 2 the classic one, 3 its left fold. */
+template <int LOOKBACK, class T, class Op>
+__device__ __forceinline__ T pipe_lookback(const scan_args &a, u32 c,
+                                           const T &agg, const T &pad,
+                                           int lane, const Op &op)
+{
+    static_assert(LOOKBACK == 2 || LOOKBACK == 3,
+                  "pipelined: classic look-backs only");
+    if constexpr (LOOKBACK == 3)
+        return lookback_left<T, Op, true>(a, c, agg, pad, lane, op);
+    else
+        return lookback_classic<T, Op, true>(a, c, agg, pad, lane, op);
+}
+
 /* One tile of scan_pipe_kernel in the registers of its block: the
  * elements (scan order as in scan_kernel), each row's lane-exclusive
  * prefixes le and the row prefixes rp within the warp, the tile number
@@ -544,9 +567,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
 
     const tile_layout<R, V, REV, NWARP> lay{warp, lane};
-    auto tile_base = [&](u32 c) -> u64 {
-        return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
-    };
+    auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
     /* Loads tile t.c and scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */
@@ -570,12 +591,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     /* Looks back for tile t.c, then scans and stores it. */
     auto finish = [&](tile_t &t, int buf) {
         if (warp == 0) {
-            T xc;
-            if constexpr (LOOKBACK == 3)
-                xc = lookback_left<T, Op, true>(a, t.c, t.agg, pad, lane, op);
-            else
-                xc = lookback_classic<T, Op, true>(a, t.c, t.agg, pad, lane,
-                                                   op);
+            const T xc = pipe_lookback<LOOKBACK>(a, t.c, t.agg, pad, lane, op);
             if (lane == 0)
                 *s_x = xc;
         }

@@ -95,9 +95,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     const u32 below = (1u << lane) - 1u; /* lanes before this one */
 
     const tile_layout<R, V, REV, NWARP> lay{warp, lane};
-    auto tile_base = [&](u32 c) -> u64 {
-        return (REV ? (u64)(a.num_tiles - 1u - c) : (u64)c) * TILE;
-    };
+    auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
 
     /* Loads tile t.c and its heads, scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
@@ -190,13 +188,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto finish = [&](tile_t &t, int buf) {
         const bool lead = s_lead[buf] != 0u;
         if (warp == 0 && t.c > 0 && !lead) {
-            S xc;
-            if constexpr (LOOKBACK == 3)
-                xc = lookback_left<S, seg_or_op<T, Op>, true>(
-                    a, t.c, t.agg, S{pad, 0u}, lane, sop);
-            else
-                xc = lookback_classic<S, seg_or_op<T, Op>, true>(
-                    a, t.c, t.agg, S{pad, 0u}, lane, sop);
+            const S xc =
+                pipe_lookback<LOOKBACK>(a, t.c, t.agg, S{pad, 0u}, lane, sop);
             if (lane == 0)
                 *s_x = xc;
         }
