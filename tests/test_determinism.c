@@ -25,8 +25,6 @@
  * and 9) against the serial reference, since the other tests run with the
  * default count only.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
-
 #include "test_util.h"
 
 #include "ref/ref.h"
@@ -91,22 +89,18 @@ static unsigned char *run_all(parsum_dtype d, parsum_op op, const void *in,
     return res;
 }
 
-/* run_all for run number `run`: on CUDA on a context of its own, created
- * with the run's grid cap in PARSUM_CUDA_SCAN_BLOCKS (read when a context
- * is set up), standing in for tu_ctx meanwhile. */
+/* run_all for run number `run`: on CUDA under the run's grid cap, on a
+ * context of its own (tu_cuda_context_capped) standing in for tu_ctx
+ * meanwhile. */
 static unsigned char *run_number(size_t run, parsum_dtype d, parsum_op op,
                                  const void *in, size_t n, size_t *failures)
 {
     if (tu_backend != PARSUM_BACKEND_CUDA)
         return run_all(d, op, in, n, thread_counts[run], failures);
-    if (cuda_block_caps[run][0] == '\0')
-        unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
-    else
-        setenv("PARSUM_CUDA_SCAN_BLOCKS", cuda_block_caps[run], 1);
-    parsum_context *mine = NULL, *saved = tu_ctx;
-    TU_OK(parsum_context_create(&mine, PARSUM_BACKEND_CUDA));
-    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
-    tu_ctx = mine;
+    parsum_context *mine = tu_cuda_context_capped(cuda_block_caps[run]);
+    parsum_context *saved = tu_ctx;
+    if (mine != NULL)
+        tu_ctx = mine;
     unsigned char *res = run_all(d, op, in, n, thread_counts[run], failures);
     tu_ctx = saved;
     parsum_context_destroy(mine);

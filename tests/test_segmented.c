@@ -28,8 +28,6 @@
  * grid cap, about 3 million elements), and within the error bound
  * that parsum.h states per segment.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
-
 #include "test_seg_util.h"
 
 #include "ref/ref.h"
@@ -223,21 +221,8 @@ static void test_seg_scan_long_sizes(void **state)
     }
 }
 
-/* The grid caps of the tile tests ("" = none) and a CUDA context set up
- * under one (PARSUM_CUDA_SCAN_BLOCKS is read when a context is set up);
- * NULL for no cap: the caller keeps tu_ctx. */
+/* The grid caps of the tile tests ("" = none; tu_cuda_context_capped). */
 static const char *const grid_caps[] = {"", "1", "3"};
-
-static parsum_context *capped_context(const char *cap)
-{
-    if (cap[0] == '\0')
-        return NULL;
-    parsum_context *ctx = NULL;
-    setenv("PARSUM_CUDA_SCAN_BLOCKS", cap, 1);
-    TU_OK(parsum_context_create(&ctx, PARSUM_BACKEND_CUDA));
-    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
-    return ctx;
-}
 
 /* Hundreds of tiles per call, on CUDA with grids of all resident blocks,
  * one block and three blocks (each on a context of its own). Not quick:
@@ -265,7 +250,7 @@ static void test_seg_scan_tiles(void **state)
         void *in = tu_malloc(n * parsum_dtype_size(c->dtype));
         tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
         for (int g = 0; g < ncaps && failures < TSEG_MAX_FAILURES; g++) {
-            parsum_context *mine = capped_context(grid_caps[g]);
+            parsum_context *mine = tu_cuda_context_capped(grid_caps[g]);
             parsum_context *saved = tu_ctx;
             if (mine != NULL)
                 tu_ctx = mine;
@@ -513,7 +498,7 @@ static void test_determinism_grids(void **state)
             round_input_init(&ri, d, n, dists[k], 0x9e1d);
             unsigned char *first = NULL;
             for (int g = 0; g < 3; g++) {
-                parsum_context *mine = capped_context(grid_caps[g]);
+                parsum_context *mine = tu_cuda_context_capped(grid_caps[g]);
                 parsum_context *saved = tu_ctx;
                 if (mine != NULL)
                     tu_ctx = mine;

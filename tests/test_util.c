@@ -3,6 +3,8 @@
  * comparison and host <-> context copies shared by the test programs (see
  * test_util.h).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "test_util.h"
 
 #include "cpu/cpu.h"
@@ -369,6 +371,17 @@ void tu_download(void *host, const void *dev, size_t bytes)
 {
     TU_OK(parsum_synchronize(tu_ctx));
     TU_OK(parsum_copy(tu_ctx, host, dev, bytes, PARSUM_COPY_CONTEXT_TO_HOST));
+}
+
+parsum_context *tu_cuda_context_capped(const char *cap)
+{
+    if (cap[0] == '\0')
+        return NULL;
+    parsum_context *ctx = NULL;
+    setenv("PARSUM_CUDA_SCAN_BLOCKS", cap, 1);
+    TU_OK(parsum_context_create(&ctx, PARSUM_BACKEND_CUDA));
+    unsetenv("PARSUM_CUDA_SCAN_BLOCKS");
+    return ctx;
 }
 
 void tu_dev_poison(void *dev, size_t bytes)

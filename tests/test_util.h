@@ -117,6 +117,12 @@ void tu_upload(void *dev, const void *host, size_t bytes);
 void tu_download(void *host, const void *dev, size_t bytes); /* syncs first */
 void tu_dev_poison(void *dev, size_t bytes);
 
+/* A CUDA context whose pipelined scans run on a grid of at most `cap`
+ * blocks (PARSUM_CUDA_SCAN_BLOCKS, read when a context is set up; unset
+ * again here), to move every tile's look-back; NULL for cap "" (no cap:
+ * keep tu_ctx). The caller destroys it. */
+parsum_context *tu_cuda_context_capped(const char *cap);
+
 /* ---- comparison -------------------------------------------------------- */
 /* Compares n elements of d. bound == NULL: exact (bit equality; for floats
  * any two NaNs are equal). Otherwise |got[i] - want[i]| <= bound[i], with
