@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const tseg_grid_caps[TSEG_GRID_CAPS] = {"", "1", "3"};
+
 const char *tseg_dist_name(tseg_dist dist)
 {
     static const char *const names[TSEG_DIST_COUNT] = {"len1", "rand8", "one",

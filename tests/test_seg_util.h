@@ -33,6 +33,11 @@ typedef enum tseg_dist {
  * backend slot would otherwise print thousands of lines). */
 #define TSEG_MAX_FAILURES 12
 
+/* Caps on the CUDA scan grid for tu_cuda_context_capped: none, one block
+ * (every tile of the grid in turn), three blocks. */
+#define TSEG_GRID_CAPS 3
+extern const char *const tseg_grid_caps[TSEG_GRID_CAPS];
+
 const char *tseg_dist_name(tseg_dist dist);
 
 /* Offsets of a segmentation of n elements drawn from dist: returns the

@@ -221,9 +221,6 @@ static void test_seg_scan_long_sizes(void **state)
     }
 }
 
-/* The grid caps of the tile tests ("" = none; tu_cuda_context_capped). */
-static const char *const grid_caps[] = {"", "1", "3"};
-
 /* Hundreds of tiles per call, on CUDA with grids of all resident blocks,
  * one block and three blocks (each on a context of its own). Not quick:
  * too slow for the CPU under the sanitizers. */
@@ -240,7 +237,7 @@ static void test_seg_scan_tiles(void **state)
         skip();
     const size_t n = 3000017;
     const bool gpu = tu_backend == PARSUM_BACKEND_CUDA;
-    const int ncaps = gpu ? 3 : 1;
+    const int ncaps = gpu ? TSEG_GRID_CAPS : 1;
     /* The CPU's chunks are the same code at every size: three cases. */
     const size_t ncases = gpu ? sizeof cases / sizeof cases[0] : 3;
     size_t failures = 0;
@@ -250,12 +247,14 @@ static void test_seg_scan_tiles(void **state)
         void *in = tu_malloc(n * parsum_dtype_size(c->dtype));
         tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
         for (int g = 0; g < ncaps && failures < TSEG_MAX_FAILURES; g++) {
-            parsum_context *mine = tu_cuda_context_capped(grid_caps[g]);
+            parsum_context *mine =
+                tu_cuda_context_capped(tseg_grid_caps[g]);
             parsum_context *saved = tu_ctx;
             if (mine != NULL)
                 tu_ctx = mine;
             char tag[64];
-            snprintf(tag, sizeof tag, "exact, grid cap '%s'", grid_caps[g]);
+            snprintf(tag, sizeof tag, "exact, grid cap '%s'",
+                     tseg_grid_caps[g]);
             check_input(c->dtype, c->op, in, n, tag, &failures);
             tu_ctx = saved;
             parsum_context_destroy(mine);
@@ -497,8 +496,9 @@ static void test_determinism_grids(void **state)
             round_input ri;
             round_input_init(&ri, d, n, dists[k], 0x9e1d);
             unsigned char *first = NULL;
-            for (int g = 0; g < 3; g++) {
-                parsum_context *mine = tu_cuda_context_capped(grid_caps[g]);
+            for (int g = 0; g < TSEG_GRID_CAPS; g++) {
+                parsum_context *mine =
+                tu_cuda_context_capped(tseg_grid_caps[g]);
                 parsum_context *saved = tu_ctx;
                 if (mine != NULL)
                     tu_ctx = mine;
@@ -514,7 +514,7 @@ static void test_determinism_grids(void **state)
                     tu_report(&failures, "  segmented_scan %s sum n=%zu %s "
                               "segments: grid cap '%s' differs from none\n",
                               parsum_dtype_name(d), n,
-                              tseg_dist_name(dists[k]), grid_caps[g]);
+                              tseg_dist_name(dists[k]), tseg_grid_caps[g]);
                 free(res);
             }
             free(first);

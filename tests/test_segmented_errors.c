@@ -401,12 +401,24 @@ static void test_wrong_memory_space(void **state)
     assert_int_equal(te_failures, 0);
 }
 
+/* CUDA: reduce by key needs keys aligned to their type. */
+static void test_misaligned_keys(void **state)
+{
+    (void)state;
+    TE_GPU_ONLY();
+    unsigned char *k1 = (unsigned char *)din + 2, *o = dout;
+    size_t k;
+    EXPECT_ERR(parsum_reduce_by_key(tu_ctx, k1, PARSUM_U32, din, 10, PARSUM_I32, PARSUM_SUM, o, o + 4000, &k), ia, "keys_in");
+    EXPECT_ERR(parsum_reduce_by_key(tu_ctx, din, PARSUM_U64, din, 10, PARSUM_I32, PARSUM_SUM, o + 4, o + 4000, &k), ia, "keys_out");
+    assert_int_equal(te_failures, 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 static const struct CMUnitTest tests[] = {
     T(test_null_context), T(test_null_pointers), T(test_bad_enums),
     T(test_bad_offsets),  T(test_overlap),       T(test_overflow),
     T(test_custom_op_errors), T(test_empty_inputs),
-    T(test_wrong_memory_space),
+    T(test_wrong_memory_space), T(test_misaligned_keys),
 };
 
 PARSUM_TEST_MAIN(test_segmented_errors)

@@ -13,7 +13,8 @@
  * poisoned, num_runs in host memory and in the context's memory, n == 0.
  * Sizes 0 1 33 1009 for every key dtype; a CPU chunk + 1 and 65537 for
  * one key dtype per case. Also float SUM with rounding data: the same bits
- * for 1, 2 and 7 threads.
+ * for 1, 2 and 7 threads (and, on CUDA, under every grid cap); reduce by
+ * key over hundreds of tiles.
  */
 #include "test_seg_util.h"
 
@@ -286,6 +287,144 @@ static void test_keyed_determinism(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Runs check_reduce_by_key on in with the keys and values at an
+ * element offset of 1 in fresh device buffers: aligned to their types but
+ * not to 16 bytes (the CUDA one-pass kernel then loads element by
+ * element). */
+static void check_reduce_by_key_offset(input *in, size_t *failures)
+{
+    unsigned char *dk = tu_dev_alloc((in->n + 1) * in->ks),
+                  *dv = tu_dev_alloc((in->n + 1) * in->es);
+    tu_upload(dk + in->ks, in->keys, in->n * in->ks);
+    tu_upload(dv + in->es, in->vals, in->n * in->es);
+    void *keys = in->dkeys, *vals = in->dvals;
+    in->dkeys = dk + in->ks;
+    in->dvals = dv + in->es;
+    size_t len = strlen(in->tag);
+    snprintf(in->tag + len, sizeof in->tag - len, ", offset 1");
+    check_reduce_by_key(in, false, failures);
+    in->tag[len] = '\0';
+    in->dkeys = keys;
+    in->dvals = vals;
+    tu_dev_free(dk);
+    tu_dev_free(dv);
+}
+
+/* Reduce by key over about 3 million elements, every kind of keys: on
+ * CUDA the one-pass kernel (4- and 8-byte values and keys; I32 PROD with
+ * U16 keys takes the general path) with hundreds of tiles, under grid
+ * caps of none, 1 and 3 blocks (each block then runs many tiles, and
+ * runs cross tiles and blocks), and with keys and values not 16-byte
+ * aligned. Not quick: too slow for the CPU under the sanitizers. */
+static void test_reduce_by_key_tiles(void **state)
+{
+    (void)state;
+    static const struct {
+        val_case v;
+        parsum_dtype kd;
+    } cases[] = {
+        {{PARSUM_I32, PARSUM_SUM}, PARSUM_U32},
+        {{PARSUM_F32, PARSUM_MAX}, PARSUM_I64},
+        {{PARSUM_U32, PARSUM_XOR}, PARSUM_U64},
+        {{PARSUM_I64, PARSUM_MIN}, PARSUM_I32},
+        {{PARSUM_U64, PARSUM_SUM}, PARSUM_U64},
+        {{PARSUM_F64, PARSUM_MAX}, PARSUM_U32},
+        {{PARSUM_I32, PARSUM_PROD}, PARSUM_U16},
+    };
+    if (tu_quick)
+        skip();
+    const size_t n = 3000017;
+    const bool gpu = tu_backend == PARSUM_BACKEND_CUDA;
+    /* The CPU's path does not depend on the dtypes: two cases. */
+    const size_t ncases = gpu ? sizeof cases / sizeof cases[0] : 2;
+    const int ncaps = gpu ? TSEG_GRID_CAPS : 1;
+    size_t failures = 0;
+    for (size_t k = 0; k < ncases; k++) {
+        for (int kind = 0; kind < KEY_KINDS; kind++) {
+            if (failures >= TSEG_MAX_FAILURES)
+                break;
+            input in;
+            input_make(&in, &cases[k].v, cases[k].kd, (key_kind)kind, n);
+            size_t len = strlen(in.tag);
+            for (int g = 0; g < ncaps; g++) {
+                parsum_context *mine =
+                    tu_cuda_context_capped(tseg_grid_caps[g]);
+                parsum_context *saved = tu_ctx;
+                if (mine != NULL)
+                    tu_ctx = mine;
+                snprintf(in.tag + len, sizeof in.tag - len,
+                         ", grid cap '%s'", tseg_grid_caps[g]);
+                check_reduce_by_key(&in, g == 1, &failures);
+                if (g == 0 && kind == KEYS_RUNS)
+                    check_reduce_by_key_offset(&in, &failures);
+                tu_ctx = saved;
+                parsum_context_destroy(mine);
+            }
+            input_free(&in);
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* CUDA: float SUM reduce by key with rounding data gives the same bits
+ * under every grid cap (a different grid moves every tile's look-back,
+ * which must never move a result bit). */
+static void test_reduce_by_key_grids(void **state)
+{
+    (void)state;
+    if (tu_backend != PARSUM_BACKEND_CUDA || tu_quick)
+        skip();
+    const size_t n = 3000017;
+    size_t failures = 0;
+    for (int di = 0; di < 4; di++) {
+        parsum_dtype d = di % 2 ? PARSUM_F64 : PARSUM_F32;
+        key_kind kind = di < 2 ? KEYS_HIBIT : KEYS_EQUAL;
+        size_t es = parsum_dtype_size(d);
+        tu_rng r = tu_rng_for(d, n, 0x9b7, (unsigned)kind);
+        unsigned char *keys = tu_malloc(n * 8), *vals = tu_malloc(n * es);
+        fill_keys(&r, PARSUM_U64, kind, keys, n);
+        tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, vals, n);
+        void *dk = tu_dev_alloc(n * 8), *dv = tu_dev_alloc(n * es),
+             *dko = tu_dev_alloc(n * 8), *dvo = tu_dev_alloc(n * es);
+        tu_upload(dk, keys, n * 8);
+        tu_upload(dv, vals, n * es);
+        unsigned char *first = NULL;
+        size_t first_runs = 0;
+        for (int g = 0; g < TSEG_GRID_CAPS; g++) {
+            parsum_context *mine = tu_cuda_context_capped(tseg_grid_caps[g]);
+            parsum_context *saved = tu_ctx;
+            if (mine != NULL)
+                tu_ctx = mine;
+            size_t runs = 0;
+            tu_dev_poison(dvo, n * es);
+            TU_OK(parsum_reduce_by_key(tu_ctx, dk, PARSUM_U64, dv, n, d,
+                                       PARSUM_SUM, dko, dvo, &runs));
+            tu_ctx = saved;
+            parsum_context_destroy(mine);
+            unsigned char *res = tseg_download_copy(dvo, runs * es);
+            if (first == NULL) {
+                first = res;
+                first_runs = runs;
+                continue;
+            }
+            if (runs != first_runs || memcmp(res, first, runs * es) != 0)
+                tu_report(&failures, "  reduce_by_key %s sum n=%zu %s "
+                          "keys: grid cap '%s' differs from none\n",
+                          parsum_dtype_name(d), n, key_kind_names[kind],
+                          tseg_grid_caps[g]);
+            free(res);
+        }
+        free(first);
+        tu_dev_free(dk);
+        tu_dev_free(dv);
+        tu_dev_free(dko);
+        tu_dev_free(dvo);
+        free(keys);
+        free(vals);
+    }
+    assert_int_equal(failures, 0);
+}
+
 #define KC(D, O)                                                             \
     {"by_key_" #D "_" #O, test_keyed_case, NULL, NULL,                       \
      &(val_case){PARSUM_##D, PARSUM_##O}}
@@ -299,6 +438,8 @@ static const struct CMUnitTest tests[] = {
     INT_CASES(I32),  INT_CASES(U32),  INT_CASES(I64),  INT_CASES(U64),
     FLOAT_CASES(F32), FLOAT_CASES(F64),
     cmocka_unit_test(test_keyed_determinism),
+    cmocka_unit_test(test_reduce_by_key_tiles),
+    cmocka_unit_test(test_reduce_by_key_grids),
 };
 
 PARSUM_TEST_MAIN(test_segmented_keyed)

@@ -47,6 +47,20 @@ extern const parsum__cuda_kernels parsum__cuda_kernels_u64[PARSUM_OP_COUNT];
 extern const parsum__cuda_kernels parsum__cuda_kernels_f32[PARSUM_OP_COUNT];
 extern const parsum__cuda_kernels parsum__cuda_kernels_f64[PARSUM_OP_COUNT];
 
+/* The one-pass reduce by key (rbk_pipe_kernel, reduce_by_key_pipe.cuh) of
+ * one (value dtype, operator): k[0] for 4-byte keys, k[1] for 8-byte keys;
+ * NULL where not built. src/cuda/rbk_<dtype>.cu (generated), 4- and 8-byte
+ * value dtypes only, indexed by parsum_op. */
+struct parsum__cuda_rbk_kernels {
+    const void *k[2];
+};
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_i32[PARSUM_OP_COUNT];
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_u32[PARSUM_OP_COUNT];
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_i64[PARSUM_OP_COUNT];
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_u64[PARSUM_OP_COUNT];
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_f32[PARSUM_OP_COUNT];
+extern const parsum__cuda_rbk_kernels parsum__cuda_rbk_f64[PARSUM_OP_COUNT];
+
 struct parsum__cuda_module; /* a compiled custom operator (custom.cu) */
 struct parsum__cuda_cmp_module; /* a compiled comparator (sort_custom.cu) */
 struct parsum__cuda_pred_module; /* a compiled predicate (select_custom.cu) */
@@ -65,6 +79,9 @@ struct parsum__cuda_state {
     /* Resident blocks per multiprocessor of the pipelined scans, per
      * (dtype, op, kernel: PARSUM__PIPE_*); 0 until first needed. */
     int pipe_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][4];
+    /* The same for rbk_pipe_kernel, per key size (4, 8 bytes); its
+     * dynamic shared memory is allowed when the entry is set. */
+    int rbk_blocks[PARSUM_DTYPE_COUNT][PARSUM_OP_COUNT][2];
     /* PARSUM_CUDA_SCAN_BLOCKS as the context was set up on its device: a
      * cap on the pipelined scan's grid (0: none). A test knob
      * (test_determinism): a different grid moves every tile's look-back,
@@ -217,6 +234,7 @@ struct parsum__cuda_scan_call {
     /* Tile state: parsum__cuda_scan_state_bytes() bytes of device memory,
      * or NULL to take the context's scratch arena. */
     void *state;
+    size_t smem; /* dynamic shared memory of the kernel, bytes */
 };
 /* seg: for a segmented kernel (scan_size its pair's size). */
 size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
@@ -230,6 +248,9 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
 parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
                                      const parsum__cuda_launch *l, int which,
                                      parsum__cuda_scan_call *c);
+/* Whether the pipelined scan kernels are on (PARSUM_CUDA_SCAN_PIPE, a
+ * measurement switch: "0" turns them off). */
+bool parsum__cuda_pipe_on(void);
 /* Whether a result pointer is device (or managed) memory of the context's
  * device, which a kernel may write; errors for another device's memory. */
 parsum_status parsum__cuda_result_on_device(parsum_context *ctx,

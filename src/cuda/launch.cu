@@ -91,7 +91,8 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
         return s;
 
     const parsum_k::policy pol = parsum_k::policy_for(size);
-    const bool seg = c->seg_flags != NULL;
+    /* segmented: flags, or keys (reduce by key) */
+    const bool seg = c->seg_flags != NULL || c->keys != NULL;
     const state_layout L = layout_for(size, c->scan_size, c->n, seg, c->tile);
     if (L.tiles > 0x7fffffffu)
         return parsum__fail(ctx, PARSUM_ERR_UNSUPPORTED,
@@ -125,7 +126,8 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     a.options = 0;
     if (c->flags & PARSUM_EXCLUSIVE)
         a.options |= parsum_k::OPT_EXCLUSIVE;
-    if (aligned(c->in, 16) && aligned(c->out, 16))
+    if (aligned(c->in, 16) && aligned(c->out, 16) &&
+        (c->keys == NULL || aligned(c->keys, 16)))
         a.options |= parsum_k::OPT_VEC;
     if (scratch != NULL) {
         a.counter = reinterpret_cast<unsigned *>(scratch);
@@ -154,9 +156,18 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     }
     void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
     PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(c->kernel, dim3((unsigned)grid),
-                                          dim3((unsigned)pol.block), args, 0,
-                                          st->stream));
+                                          dim3((unsigned)pol.block), args,
+                                          c->smem, st->stream));
     return PARSUM_OK;
+}
+
+bool parsum__cuda_pipe_on(void)
+{
+    static const bool on = [] {
+        const char *e = getenv("PARSUM_CUDA_SCAN_PIPE");
+        return e == NULL || strcmp(e, "0") != 0;
+    }();
+    return on;
 }
 
 parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
@@ -171,11 +182,7 @@ parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
      * it needs the tile counter, which a single tile goes without. The
      * environment variable PARSUM_CUDA_SCAN_PIPE=0 turns it off (for
      * measurements: bench/gpu_tune.sh). */
-    static const bool pipe_on = [] {
-        const char *e = getenv("PARSUM_CUDA_SCAN_PIPE");
-        return e == NULL || strcmp(e, "0") != 0;
-    }();
-    if (!pipe_on || pipe == NULL || l->pipe_blocks == NULL ||
+    if (!parsum__cuda_pipe_on() || pipe == NULL || l->pipe_blocks == NULL ||
         c->n <= (size_t)l->k->pipe_tile)
         return PARSUM_OK;
     int *nb = &l->pipe_blocks[which];

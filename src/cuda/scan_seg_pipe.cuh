@@ -54,6 +54,65 @@ __device__ __forceinline__ void seg_fold(T &v, bool &k, const T &w, bool kw,
     k = k || kw;
 }
 
+/* The rows of a segmented pipelined tile t (a seg_pipe_tile or an
+ * rbk_tile: y and head set): per row, the fold of this thread's vector
+ * from its last head, then the warp's segmented scan of those over the
+ * lanes, each lane combining only lanes at or after its segment's first
+ * (any[r]: the lanes whose vector in row r has a head). Sets t.le, t.rp
+ * and t.kb; returns the value of the warp's total, wk its flag. */
+template <class T, int R, int V, class Tile, class Op>
+__device__ __forceinline__ T seg_pipe_rows(Tile &t, const u32 (&any)[R],
+                                           int lane, const T &pad,
+                                           const Op &op, bool &wk)
+{
+    const u32 below = (1u << lane) - 1u; /* lanes before this one */
+    T tv[R];
+    int first[R]; /* the last lane <= this one whose vector has a head */
+    u32 rk = 0u;  /* bit r: row r of the warp has a head */
+    t.kb = 0u;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        T s = t.y[r][0];
+#pragma unroll
+        for (int v = 1; v < V; ++v)
+            s = ((t.head >> (r * V + v)) & 1u) ? t.y[r][v] : op(s, t.y[r][v]);
+        tv[r] = s;
+        const u32 b = any[r];
+        const u32 upto = b & (below | (1u << lane));
+        first[r] = upto ? 31 - __clz((int)upto) : -1;
+        if (b & below)
+            t.kb |= 1u << r;
+        if (b)
+            rk |= 1u << r;
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const T o = shfl_up(tv[r], d);
+            if (lane - d >= first[r] && lane >= d)
+                tv[r] = op(o, tv[r]);
+        }
+    }
+    T rt[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        t.le[r] = shfl_up(tv[r], 1); /* valid for lane > 0 */
+        rt[r] = shfl_idx(tv[r], 31); /* row total */
+    }
+    t.rp[0] = pad;
+    T wv = rt[0];
+    wk = rk & 1u;
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+        t.rp[r] = wv;
+        if (wk)
+            t.kb |= 1u << (16 + r);
+        seg_fold(wv, wk, rt[r], ((rk >> r) & 1u) != 0u, op);
+    }
+    return wv;
+}
+
 /*
  * scan_seg_pipe_kernel: scan_kernel's segmented scan (MODE 1) with the
  * blocks and tile loop of scan_pipe_kernel (see there for why tile B's
@@ -92,7 +151,6 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     const int warp = tid >> 5;
     const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
     const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
-    const u32 below = (1u << lane) - 1u; /* lanes before this one */
 
     const tile_layout<R, V, REV, NWARP> lay{warp, lane};
     auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
@@ -112,55 +170,12 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
 #pragma unroll
         for (int r = 0; r < R; ++r)
             t.head |= hr[r] << (r * V);
-        /* Per row: the fold of this thread's vector from its last head,
-         * then the warp's segmented scan of those over the lanes, each
-         * lane combining only lanes at or after its segment's first. */
-        T tv[R];
-        int first[R]; /* the last lane <= this one whose vector has a head */
-        u32 rk = 0u;  /* bit r: row r of the warp has a head */
-        t.kb = 0u;
+        u32 any[R]; /* per row: the lanes whose vector has a head */
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-            T s = t.y[r][0];
-#pragma unroll
-            for (int v = 1; v < V; ++v)
-                s = ((t.head >> (r * V + v)) & 1u) ? t.y[r][v]
-                                                   : op(s, t.y[r][v]);
-            tv[r] = s;
-            const u32 hb = (t.head >> (r * V)) & ((1u << V) - 1u);
-            const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, hb != 0u);
-            const u32 upto = b & (below | (1u << lane));
-            first[r] = upto ? 31 - __clz((int)upto) : -1;
-            if (b & below)
-                t.kb |= 1u << r;
-            if (b)
-                rk |= 1u << r;
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const T o = shfl_up(tv[r], d);
-                if (lane - d >= first[r] && lane >= d)
-                    tv[r] = op(o, tv[r]);
-            }
-        }
-        T rt[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            t.le[r] = shfl_up(tv[r], 1); /* valid for lane > 0 */
-            rt[r] = shfl_idx(tv[r], 31); /* row total */
-        }
-        t.rp[0] = pad;
-        T wv = rt[0];
-        bool wk = rk & 1u;
-#pragma unroll
-        for (int r = 1; r < R; ++r) {
-            t.rp[r] = wv;
-            if (wk)
-                t.kb |= 1u << (16 + r);
-            seg_fold(wv, wk, rt[r], ((rk >> r) & 1u) != 0u, op);
-        }
+        for (int r = 0; r < R; ++r)
+            any[r] = __ballot_sync(PARSUM_K_FULL_MASK, hr[r] != 0u);
+        bool wk;
+        const T wv = seg_pipe_rows<T, R, V>(t, any, lane, pad, op, wk);
         if (lane == 0) {
             S w;
             w.v = wv;

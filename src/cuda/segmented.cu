@@ -20,6 +20,7 @@
 
 #include <type_traits>
 
+#include "reduce_by_key_pipe.cuh"
 #include "scan_kernels.cuh"
 #include "segreduce.h"
 
@@ -540,6 +541,57 @@ parsum_status parsum__cuda_seg_reduce(parsum_context *ctx, const void *in,
                           state_bytes ? cv.take(state_bytes) : NULL);
 }
 
+/* The one-pass reduce by key (rbk_pipe_kernel) of (dtype, op) for keys
+ * of key_size bytes; NULL where there is none (1- and 2-byte values or
+ * keys: those take keys to flags and scan_kernel's reduce mode). */
+static const void *rbk_kernel(parsum_dtype dtype, parsum_op op,
+                              size_t key_size)
+{
+    const parsum__cuda_rbk_kernels *t;
+    switch (dtype) {
+    case PARSUM_I32: t = parsum__cuda_rbk_i32; break;
+    case PARSUM_U32: t = parsum__cuda_rbk_u32; break;
+    case PARSUM_I64: t = parsum__cuda_rbk_i64; break;
+    case PARSUM_U64: t = parsum__cuda_rbk_u64; break;
+    case PARSUM_F32: t = parsum__cuda_rbk_f32; break;
+    case PARSUM_F64: t = parsum__cuda_rbk_f64; break;
+    default: return NULL;
+    }
+    if (key_size != 4 && key_size != 8)
+        return NULL;
+    return t[op].k[key_size == 8];
+}
+
+/* Reduce by key in one pass over keys and values (n fills more than one
+ * of the kernel's tiles). */
+static parsum_status run_rbk_pipe(parsum_context *ctx,
+                                  const parsum__cuda_launch *l,
+                                  const void *kernel, parsum_dtype dtype,
+                                  parsum_op op, parsum__cuda_scan_call *c)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const size_t smem = (size_t)parsum_k::rbk_smem_bytes(l->elem_size,
+                                                          c->key_size);
+    int *nb = &st->rbk_blocks[dtype][op][c->key_size == 8];
+    if (*nb == 0) {
+        PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                                 kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)smem));
+        int per_sm = 0;
+        PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                 &per_sm, kernel,
+                                 parsum_k::policy_for(l->elem_size).block,
+                                 smem));
+        *nb = per_sm > 0 ? per_sm : 1;
+    }
+    c->kernel = kernel;
+    c->pipe_blocks = nb;
+    c->tile = (size_t)parsum_k::rbk_tile_elems(l->elem_size);
+    c->smem = smem;
+    return parsum__cuda_launch_scan(ctx, l, c);
+}
+
 parsum_status parsum__cuda_reduce_by_key(
     parsum_context *ctx, const void *keys_in, parsum_dtype key_dtype,
     const void *values_in, size_t n, parsum_dtype dtype, parsum_op op,
@@ -557,10 +609,25 @@ parsum_status parsum__cuda_reduce_by_key(
                             "%s: n = %zu; the CUDA backend reduces by key at "
                             "most 2^32 - 1 elements per call",
                             st->api, n);
+    const size_t ks = parsum_dtype_size(key_dtype);
+    const void *const kp[2] = {keys_in, keys_out};
+    for (int i = 0; i < 2; ++i)
+        if (reinterpret_cast<uintptr_t>(kp[i]) % ks != 0)
+            return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
+                                "%s: %s = %p is not aligned to its key type "
+                                "(%zu bytes), which the CUDA backend "
+                                "requires",
+                                st->api, i ? "keys_out" : "keys_in", kp[i],
+                                ks);
     alignas(8) unsigned char id[8], pad[8];
     parsum__cuda_launch l;
     parsum__cuda_builtin_launch(ctx, dtype, op, &l, id, pad);
-    const size_t flag_bytes = flag_words(n) * 4;
+    /* One pass where the kernel exists and n fills more than one of its
+     * tiles; else keys to flags, then scan_kernel in reduce mode. */
+    const void *fused = rbk_kernel(dtype, op, ks);
+    const bool one_pass = fused != NULL && parsum__cuda_pipe_on() &&
+                          n > (size_t)parsum_k::rbk_tile_elems(l.elem_size);
+    const size_t flag_bytes = one_pass ? 0 : flag_words(n) * 4;
     const size_t state_bytes = seg_state_bytes(&l, n);
     carve cv = {static_cast<unsigned char *>(parsum__scratch(
                     ctx, round_up(flag_bytes, 256) + 256 + state_bytes + 256,
@@ -570,17 +637,26 @@ parsum_status parsum__cuda_reduce_by_key(
         return PARSUM_ERR_OUT_OF_MEMORY;
     uint32_t *f = static_cast<uint32_t *>(cv.take(flag_bytes));
     u64 *total = static_cast<u64 *>(cv.take(8));
-    s = launch_keys_to_flags(ctx, keys_in, key_dtype, n, f);
-    if (s != PARSUM_OK)
-        return s;
     parsum__cuda_scan_call extra = {};
     extra.keys = keys_in;
     extra.keys_out = keys_out;
-    extra.key_size = (unsigned)parsum_dtype_size(key_dtype);
+    extra.key_size = (unsigned)ks;
     extra.total = total;
     extra.out_count = n;
-    s = run_seg_reduce(ctx, &l, values_in, values_out, n, f, &extra,
-                       state_bytes ? cv.take(state_bytes) : NULL);
+    void *state = state_bytes ? cv.take(state_bytes) : NULL;
+    if (one_pass) {
+        extra.scan_size = pair_size(l.elem_size, l.elem_align);
+        extra.in = values_in;
+        extra.out = values_out;
+        extra.n = n;
+        extra.state = state;
+        s = run_rbk_pipe(ctx, &l, fused, dtype, op, &extra);
+    } else {
+        s = launch_keys_to_flags(ctx, keys_in, key_dtype, n, f);
+        if (s == PARSUM_OK)
+            s = run_seg_reduce(ctx, &l, values_in, values_out, n, f, &extra,
+                               state);
+    }
     if (s != PARSUM_OK)
         return s;
     return parsum__cuda_deliver_counts(ctx, num_runs, total, 1);
