@@ -16,10 +16,12 @@
  *
  * The keys go to shared memory with cp.async (a buffer per tile in
  * flight, dynamic shared memory: rbk_smem_bytes), so they hold no
- * registers while the tile waits for its look-back; heads and tails are
- * found there (the key before a thread's vector is a neighbour's, the
- * ones beside the tile are loaded with it), and a run's key is copied from
- * there to keys_out when its total is written.
+ * registers while the tile waits for its look-back; each warp copies and
+ * reads its own chunk (no block barrier for them), heads and tails are
+ * found there (the key before a thread's vector is a neighbour's; those
+ * beside the chunk come from memory), and the keys and totals of the runs
+ * that end in a warp's chunk are staged there in rank order, so that they
+ * leave with consecutive stores.
  *
  * Every tile looks back (a run's rank depends on every head before it, so
  * the segmented scan's early inclusive prefix does not apply).
@@ -84,15 +86,11 @@ __host__ __device__ constexpr u64 rbk_tile_elems(u64 value_size)
 }
 
 /* The dynamic shared memory rbk_pipe_kernel<T, K> needs: the keys of
- * two tiles, each with RBK_PAD bytes before and after (for the keys
- * beside the tile, keeping the tile's 16-byte aligned), and a tile of
- * values (run totals, staged). */
-constexpr u64 RBK_PAD = 16;
+ * two tiles and a tile of values (run totals, staged). */
 __host__ __device__ constexpr u64 rbk_smem_bytes(u64 value_size,
                                                  u64 key_size)
 {
-    return 2u * (rbk_tile_elems(value_size) * key_size + 2u * RBK_PAD) +
-           rbk_tile_elems(value_size) * value_size;
+    return rbk_tile_elems(value_size) * (2u * key_size + value_size);
 }
 
 /*
@@ -131,8 +129,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     S *s_x = s_wtot + 2 * NWARP;
     /* the keys of the tile in flight in each buffer (rbk_smem_bytes) */
     auto stage = [&](int buf) -> K * {
-        return reinterpret_cast<K *>(s_dyn) + RBK_PAD / sizeof(K) +
-               (u64)buf * (TILE + 2u * RBK_PAD / sizeof(K));
+        return reinterpret_cast<K *>(s_dyn) + (u32)buf * TILE;
     };
 
     const int tid = (int)threadIdx.x;
@@ -152,10 +149,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         const bool full = base + TILE <= a.n;
         const u64 rem = a.n - base;
         /* Keys to shared memory (cp.async: no registers while in flight),
-         * with the key before the tile at sk[-1] and the one after it at
-         * sk[TILE]; positions past n repeat the last key, so that no head
-         * (and no run end but n - 1's, by the edge rule below) lies
-         * there. Values to registers. */
+         * each warp its own chunk, so that a warp waits for its own keys
+         * only; positions past n repeat the last key, so that no head (and
+         * no run end but n - 1's, by the edge rule below) lies there.
+         * The keys just before and after the chunk from memory (lanes 0
+         * and 31). Values to registers. */
         K *sk = stage(buf);
         const K *kin = keys + base;
         if (full && vec) {
@@ -181,14 +179,17 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
                     sk[m] = kin[m < rem ? m : rem - 1u];
                 }
         }
-        if (tid == 0)
-            sk[-1] = base > 0 ? kin[-1] : K(0);
-        if (tid == 32)
-            sk[TILE] = keys[base + TILE < a.n ? base + TILE : a.n - 1u];
+        const u64 c0 = base + (u64)warp * WARP_ITEMS; /* the chunk */
+        const u64 c1 = c0 + WARP_ITEMS;
+        K kprev = K(0), knext = K(0);
+        if (lane == 0 && c0 > 0)
+            kprev = keys[c0 <= a.n ? c0 - 1u : a.n - 1u];
+        if (lane == 31)
+            knext = keys[c1 < a.n ? c1 : a.n - 1u];
         tile_load<T, R, V, false>(t.y, static_cast<const T *>(a.in) + base,
                                   lay, full, rem, vec, pad);
         cp_async_wait_all();
-        __syncthreads();
+        __syncwarp();
 
         /* Heads and tails: element i starts a run when its key differs
          * from the one before (bit V of h: the element after the vector),
@@ -201,7 +202,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             const K *p = sk + lay.offset(r);
             K k[V];
             load_keys<K, V>(k, p);
-            const K before = p[-1], after = p[V];
+            const K before = (r == 0 && lane == 0) ? kprev : p[-1];
+            const K after = (r == R - 1 && lane == 31) ? knext : p[V];
             u32 h = k[0] != before ? 1u : 0u;
 #pragma unroll
             for (int v = 1; v < V; ++v)
@@ -210,7 +212,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             t.head |= (h & ((1u << V) - 1u)) << (r * V);
             t.tail |= (h >> 1) << (r * V);
         }
-        if (base == 0 && tid == 0)
+        if (c0 == 0 && lane == 0)
             t.head |= 1u;
         if (!(base + TILE < a.n)) {
 #pragma unroll
@@ -308,9 +310,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
          * keys are read, its writes reach no key still to be read), the
          * totals in the warp's part of the value buffer. */
         K *skw = stage(buf) + (u32)warp * WARP_ITEMS;
-        T *svw = reinterpret_cast<T *>(s_dyn + 2u * (TILE * sizeof(K) +
-                                                     2u * RBK_PAD)) +
-                 (u32)warp * WARP_ITEMS;
+        T *svw = reinterpret_cast<T *>(stage(2)) + (u32)warp * WARP_ITEMS;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const u32 cw = (t.cnt[r / 2] >> (16 * (r % 2))) & 0xffffu;
