@@ -262,8 +262,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         }
     };
 
-    /* Looks back for tile t.c, then writes the keys and totals of the
-     * runs that end in it. */
+    /* Looks back for tile t.c (warp 0) and writes the keys and totals of
+     * the runs that end in it. Everything but the prefix of the run that
+     * enters a warp's chunk from before is known without the look-back,
+     * so the other warps stage their runs while warp 0 looks back. */
     auto finish = [&](tile_t &t, int buf) {
         if (warp == 0) {
             const S xc =
@@ -271,44 +273,30 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             if (lane == 0)
                 *s_x = xc;
         }
-        __syncthreads();
-        /* p: the value prefix of this warp's first element (has: it covers
-         * an element), q: the heads before the warp. */
-        T p = pad;
-        bool has = t.c > 0;
-        u32 q = 0u;
-        if (has) {
-            const S x = *s_x;
-            p = x.v;
-            q = x.k;
-        }
-        for (int i = 0; i < warp; ++i) {
-            const S w = s_wtot[buf * NWARP + i];
-            p = (has && !w.k) ? op(p, w.v) : w.v;
-            has = true;
-            q += w.k;
-        }
-        /* The warp's run ends: nt of them, ranks r0 onwards; the run
-         * ending at a tail is the warp's (heads up to it) - j0'th, j0 =
-         * the warp's first element starts a run (else q >= 1). Each head
-         * but the first ends a run in the warp, and so does the warp's
-         * last run if it ends there: at the chunk's end, or at n - 1. */
+        /* The warp's run ends: nt of them, ranks r0 onwards (below); the
+         * run ending at a tail is the warp's (heads up to it) - j0'th, j0
+         * = the warp's first element starts a run. Each head but the
+         * first ends a run in the warp, and so does the warp's last run
+         * if it ends there: at the chunk's end, or at n - 1. */
         const u64 base = (u64)t.c * TILE;
         const bool edge = !(base + TILE < a.n);
         const u64 c0 = base + (u32)warp * WARP_ITEMS;
+        const bool has_end = edge && c0 < a.n && a.n - c0 <= WARP_ITEMS;
         const u32 j0 = __shfl_sync(PARSUM_K_FULL_MASK, t.head & 1u, 0);
         u32 lt = __shfl_sync(PARSUM_K_FULL_MASK,
                              (t.tail >> (R * V - 1)) & 1u, 31);
-        if (edge && c0 < a.n && a.n - c0 <= WARP_ITEMS)
+        if (has_end)
             lt = 1u; /* n - 1 is in this warp's chunk */
         const u32 nt = s_wtot[buf * NWARP + warp].k - j0 + lt;
-        const u64 r0 = (u64)q + j0 - 1u;
         /* Their keys and totals are staged in shared memory in rank
          * order, then stored with consecutive accesses: the keys in
          * place in the warp's part of the tile's key buffer (row by row:
          * a slot never lies past its element's position, so once a row's
          * keys are read, its writes reach no key still to be read), the
-         * totals in the warp's part of the value buffer. */
+         * totals in the warp's part of the value buffer. The totals are
+         * folded from the warp's first element (the values scanned as in
+         * scan_seg_pipe_kernel, without the warp's prefix); only the
+         * first, when j0 == 0, lacks the part before the warp. */
         K *skw = stage(buf) + (u32)warp * WARP_ITEMS;
         T *svw = reinterpret_cast<T *>(stage(2)) + (u32)warp * WARP_ITEMS;
 #pragma unroll
@@ -321,13 +309,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 kk[v] = ((tr >> v) & 1u) ? skw[pos + v] : K(0);
-            /* The values, scanned as in scan_seg_pipe_kernel; a run's
-             * total is the inclusive value at its last element. */
-            T acc = p;
-            bool hr = has;
+            T acc = pad;
+            bool hr = false;
             if (r > 0) {
-                const bool k = (t.kb >> (16 + r)) & 1u;
-                acc = (hr && !k) ? op(acc, t.rp[r]) : t.rp[r];
+                acc = t.rp[r];
                 hr = true;
             }
             if (lane > 0) {
@@ -348,13 +333,36 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 if ((tr >> v) & 1u) {
-                    /* heads in the warp up to here */
-                    const u32 j = cw + __popc(h & ((2u << v) - 1u));
-                    skw[j - j0] = kk[v];
-                    svw[j - j0] = tot[v];
-                    if (edge && c0 + pos + (u32)v == a.n - 1u)
-                        *a.total = (u64)q + j;
+                    /* heads in the warp up to here, less j0 */
+                    const u32 sl = cw + __popc(h & ((2u << v) - 1u)) - j0;
+                    skw[sl] = kk[v];
+                    svw[sl] = tot[v];
                 }
+        }
+        __syncthreads();
+        /* p: the value prefix of this warp's first element (has: it covers
+         * an element), q: the heads before the warp (q >= 1 when j0 == 0,
+         * so r0 >= 0). */
+        T p = pad;
+        bool has = t.c > 0;
+        u32 q = 0u;
+        if (has) {
+            const S x = *s_x;
+            p = x.v;
+            q = x.k;
+        }
+        for (int i = 0; i < warp; ++i) {
+            const S w = s_wtot[buf * NWARP + i];
+            p = (has && !w.k) ? op(p, w.v) : w.v;
+            has = true;
+            q += w.k;
+        }
+        const u64 r0 = (u64)q + j0 - 1u;
+        if (lane == 0) {
+            if (j0 == 0u && nt > 0u && has)
+                svw[0] = op(p, svw[0]);
+            if (has_end)
+                *a.total = r0 + nt;
         }
         __syncwarp();
         K *ko = static_cast<K *>(a.keys_out) + r0;
