@@ -311,8 +311,9 @@ static void check_reduce_by_key_offset(input *in, size_t *failures)
 }
 
 /* Reduce by key over about 3 million elements, every kind of keys: on
- * CUDA the one-pass kernel (4- and 8-byte values and keys; I32 PROD with
- * U16 keys takes the general path) with hundreds of tiles, under grid
+ * CUDA the one-pass kernel (4- and 8-byte values and keys, float SUM
+ * with its split look-back; I32 PROD with U16 keys takes the general
+ * path) with hundreds of tiles, under grid
  * caps of none, 1 and 3 blocks (each block then runs many tiles, and
  * runs cross tiles and blocks), and with keys and values not 16-byte
  * aligned. Not quick: too slow for the CPU under the sanitizers. */
@@ -330,6 +331,8 @@ static void test_reduce_by_key_tiles(void **state)
         {{PARSUM_U64, PARSUM_SUM}, PARSUM_U64},
         {{PARSUM_F64, PARSUM_MAX}, PARSUM_U32},
         {{PARSUM_I32, PARSUM_PROD}, PARSUM_U16},
+        {{PARSUM_F32, PARSUM_SUM}, PARSUM_U32},
+        {{PARSUM_F64, PARSUM_SUM}, PARSUM_I64},
     };
     if (tu_quick)
         skip();

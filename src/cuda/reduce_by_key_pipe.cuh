@@ -50,6 +50,14 @@ __device__ __forceinline__ void load_keys(K (&k)[V], const K *p)
     }
 }
 
+/* Head counts add up exactly in any grouping. */
+struct count_add {
+    __device__ __forceinline__ u32 operator()(u32 x, u32 y) const
+    {
+        return x + y;
+    }
+};
+
 /* One tile of rbk_pipe_kernel in registers: the values y, their heads and
  * tails (bit r * V + v: y[r][v] starts / ends a run), the row scans of
  * seg_pipe_rows (le, rp, kb), per row the heads before this thread's
@@ -122,6 +130,19 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
 
     const Op op{};
     const seg_count_op<T, Op> cop{};
+    /* LOOKBACK 3 (float SUM, PROD): the left fold is deterministic but
+     * folds one descriptor at a time, through every tile back to the
+     * newest inclusive prefix, and a (value, count) pair's prefix is
+     * inclusive only after its own look-back. So the two split: counts
+     * (exact, any grouping) take the classic look-back on descriptors of
+     * their own (a.incl, unused by the pipelined look-backs), and values,
+     * with head flags, the left fold of scan_seg_pipe_kernel, where a
+     * tile with a head is inclusive at once and a tile starting with one
+     * needs no prefix at all. */
+    constexpr bool SPLIT = LOOKBACK == 3;
+    scan_args counts = a;
+    counts.agg = a.incl;
+    __shared__ u32 s_lead[2]; /* per buffer: the tile starts with a head */
     __shared__ u32 s_tile;
     __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(S)];
     extern __shared__ __align__(16) unsigned char s_dyn[];
@@ -252,13 +273,25 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             w.k = pre;
             s_wtot[buf * NWARP + warp] = w;
         }
+        if (tid == 0)
+            s_lead[buf] = t.head & 1u;
         __syncthreads();
         if (warp == 0) {
             S g = s_wtot[buf * NWARP];
             for (int i = 1; i < NWARP; ++i)
                 g = cop(g, s_wtot[buf * NWARP + i]);
             t.agg = g;
-            lookback_publish(a, t.c, g, lane);
+            if constexpr (SPLIT) {
+                /* the count, and the value with a head flag: inclusive at
+                 * once in a tile with a head */
+                lookback_publish(counts, t.c, g.k, lane);
+                if (lane == 0)
+                    publish(a.agg, a.agg_status, t.c,
+                            (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG,
+                            S{g.v, g.k ? 1u : 0u});
+            } else {
+                lookback_publish(a, t.c, g, lane);
+            }
         }
     };
 
@@ -267,9 +300,23 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
      * enters a warp's chunk from before is known without the look-back,
      * so the other warps stage their runs while warp 0 looks back. */
     auto finish = [&](tile_t &t, int buf) {
+        const bool lead = SPLIT && (s_lead[buf] != 0u);
         if (warp == 0) {
-            const S xc =
-                pipe_lookback<LOOKBACK>(a, t.c, t.agg, S{pad, 0u}, lane, cop);
+            S xc;
+            if constexpr (SPLIT) {
+                xc.k = t.c > 0 ? pipe_lookback<2>(counts, t.c, t.agg.k, 0u,
+                                                  lane, count_add{})
+                               : 0u;
+                xc.v = pad;
+                if (t.c > 0 && !lead)
+                    xc.v = pipe_lookback<LOOKBACK>(
+                               a, t.c, S{t.agg.v, t.agg.k ? 1u : 0u},
+                               S{pad, 0u}, lane, seg_or_op<T, Op>{})
+                               .v;
+            } else {
+                xc = pipe_lookback<LOOKBACK>(a, t.c, t.agg, S{pad, 0u}, lane,
+                                             cop);
+            }
             if (lane == 0)
                 *s_x = xc;
         }
@@ -344,9 +391,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
          * an element), q: the heads before the warp (q >= 1 when j0 == 0,
          * so r0 >= 0). */
         T p = pad;
-        bool has = t.c > 0;
+        bool has = t.c > 0 && !lead;
         u32 q = 0u;
-        if (has) {
+        if (t.c > 0) {
             const S x = *s_x;
             p = x.v;
             q = x.k;
