@@ -14,7 +14,9 @@
  * the offsets; when there are any, a map from run rank to segment index
  * (the positions of the non-empty segments) is built on the device. The
  * segmented reduce of the built-in operators needs none of this: it is
- * one pass without look-back (segreduce.cu).
+ * one pass without look-back (segreduce.cu); nor does reduce by key of 4-
+ * and 8-byte values and keys, one pass over keys and values
+ * (reduce_by_key_pipe.cuh).
  */
 #include "cuda_internal.h"
 
