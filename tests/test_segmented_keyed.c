@@ -233,6 +233,42 @@ static void test_keyed_case(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Keys of one kind and float values with rounding data, on the host and
+ * in the context's memory, with room for reduce_by_key's outputs. */
+typedef struct round_keyed {
+    size_t n, ks, es;
+    unsigned char *keys, *vals;
+    void *dk, *dv, *dko, *dvo;
+} round_keyed;
+
+static void round_keyed_init(round_keyed *b, tu_rng *r, parsum_dtype d,
+                             parsum_dtype kd, key_kind kind, size_t n)
+{
+    b->n = n;
+    b->ks = parsum_dtype_size(kd);
+    b->es = parsum_dtype_size(d);
+    b->keys = tu_malloc(n * b->ks);
+    b->vals = tu_malloc(n * b->es);
+    fill_keys(r, kd, kind, b->keys, n);
+    tu_fill(r, d, PARSUM_SUM, TU_DATA_ROUNDING, b->vals, n);
+    b->dk = tu_dev_alloc(n * b->ks);
+    b->dv = tu_dev_alloc(n * b->es);
+    b->dko = tu_dev_alloc(n * b->ks);
+    b->dvo = tu_dev_alloc(n * b->es);
+    tu_upload(b->dk, b->keys, n * b->ks);
+    tu_upload(b->dv, b->vals, n * b->es);
+}
+
+static void round_keyed_free(round_keyed *b)
+{
+    tu_dev_free(b->dk);
+    tu_dev_free(b->dv);
+    tu_dev_free(b->dko);
+    tu_dev_free(b->dvo);
+    free(b->keys);
+    free(b->vals);
+}
+
 /* Float SUM with rounding data: scan_by_key and reduce_by_key give the
  * same bits for 1, 2, 7 and 9 threads (41 chunks: the CPU gives a thread
  * at least 4; from 8 threads reduce_by_key claims its chunks as it starts
@@ -247,13 +283,9 @@ static void test_keyed_determinism(void **state)
         parsum_dtype d = di ? PARSUM_F64 : PARSUM_F32;
         size_t es = parsum_dtype_size(d), n = 41 * tu_chunk(es) + 11;
         tu_rng r = tu_rng_for(d, n, 0xde7, 3);
-        unsigned char *keys = tu_malloc(n * 4), *vals = tu_malloc(n * es);
-        fill_keys(&r, PARSUM_U32, KEYS_HIBIT, keys, n);
-        tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, vals, n);
-        void *dk = tu_dev_alloc(n * 4), *dv = tu_dev_alloc(n * es),
-             *dko = tu_dev_alloc(n * 4), *dvo = tu_dev_alloc(n * es);
-        tu_upload(dk, keys, n * 4);
-        tu_upload(dv, vals, n * es);
+        round_keyed b;
+        round_keyed_init(&b, &r, d, PARSUM_U32, KEYS_HIBIT, n);
+        void *dk = b.dk, *dv = b.dv, *dko = b.dko, *dvo = b.dvo;
         unsigned char *res[NT];
         for (int t = 0; t < NT; t++) {
             res[t] = tu_malloc(5 * n * es);
@@ -277,12 +309,7 @@ static void test_keyed_determinism(void **state)
         TU_OK(parsum_context_set_threads(tu_ctx, 0));
         for (int t = 0; t < NT; t++)
             free(res[t]);
-        tu_dev_free(dk);
-        tu_dev_free(dv);
-        tu_dev_free(dko);
-        tu_dev_free(dvo);
-        free(keys);
-        free(vals);
+        round_keyed_free(&b);
     }
     assert_int_equal(failures, 0);
 }
@@ -384,13 +411,8 @@ static void test_reduce_by_key_grids(void **state)
         key_kind kind = di < 2 ? KEYS_HIBIT : KEYS_EQUAL;
         size_t es = parsum_dtype_size(d);
         tu_rng r = tu_rng_for(d, n, 0x9b7, (unsigned)kind);
-        unsigned char *keys = tu_malloc(n * 8), *vals = tu_malloc(n * es);
-        fill_keys(&r, PARSUM_U64, kind, keys, n);
-        tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, vals, n);
-        void *dk = tu_dev_alloc(n * 8), *dv = tu_dev_alloc(n * es),
-             *dko = tu_dev_alloc(n * 8), *dvo = tu_dev_alloc(n * es);
-        tu_upload(dk, keys, n * 8);
-        tu_upload(dv, vals, n * es);
+        round_keyed b;
+        round_keyed_init(&b, &r, d, PARSUM_U64, kind, n);
         unsigned char *first = NULL;
         size_t first_runs = 0;
         for (int g = 0; g < TSEG_GRID_CAPS; g++) {
@@ -399,12 +421,12 @@ static void test_reduce_by_key_grids(void **state)
             if (mine != NULL)
                 tu_ctx = mine;
             size_t runs = 0;
-            tu_dev_poison(dvo, n * es);
-            TU_OK(parsum_reduce_by_key(tu_ctx, dk, PARSUM_U64, dv, n, d,
-                                       PARSUM_SUM, dko, dvo, &runs));
+            tu_dev_poison(b.dvo, n * es);
+            TU_OK(parsum_reduce_by_key(tu_ctx, b.dk, PARSUM_U64, b.dv, n, d,
+                                       PARSUM_SUM, b.dko, b.dvo, &runs));
             tu_ctx = saved;
             parsum_context_destroy(mine);
-            unsigned char *res = tseg_download_copy(dvo, runs * es);
+            unsigned char *res = tseg_download_copy(b.dvo, runs * es);
             if (first == NULL) {
                 first = res;
                 first_runs = runs;
@@ -418,12 +440,7 @@ static void test_reduce_by_key_grids(void **state)
             free(res);
         }
         free(first);
-        tu_dev_free(dk);
-        tu_dev_free(dv);
-        tu_dev_free(dko);
-        tu_dev_free(dvo);
-        free(keys);
-        free(vals);
+        round_keyed_free(&b);
     }
     assert_int_equal(failures, 0);
 }

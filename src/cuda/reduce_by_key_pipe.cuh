@@ -267,19 +267,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         }
         bool wk;
         const T wv = seg_pipe_rows<T, R, V>(t, any, lane, pad, op, wk);
-        if (lane == 0) {
-            S w;
-            w.v = wv;
-            w.k = pre;
-            s_wtot[buf * NWARP + warp] = w;
-        }
-        if (tid == 0)
-            s_lead[buf] = t.head & 1u;
-        __syncthreads();
+        const S g = seg_pipe_aggregate<NWARP>(s_wtot, s_lead, buf, warp,
+                                              lane, S{wv, pre}, t.head, cop);
         if (warp == 0) {
-            S g = s_wtot[buf * NWARP];
-            for (int i = 1; i < NWARP; ++i)
-                g = cop(g, s_wtot[buf * NWARP + i]);
             t.agg = g;
             if constexpr (SPLIT) {
                 /* the count, and the value with a head flag: inclusive at

@@ -113,6 +113,31 @@ __device__ __forceinline__ T seg_pipe_rows(Tile &t, const u32 (&any)[R],
     return wv;
 }
 
+/* The end of a segmented pipelined tile's first half (scan_seg_pipe_kernel,
+ * rbk_pipe_kernel): lane 0 of each warp stores the warp's total w, thread
+ * 0 whether the tile starts with a head; after the barrier warp 0 folds
+ * the warp totals in order and returns the tile's aggregate (other warps
+ * get their own w back). */
+template <int NWARP, class S, class Op>
+__device__ __forceinline__ S seg_pipe_aggregate(S *s_wtot, u32 *s_lead,
+                                                int buf, int warp, int lane,
+                                                const S &w, u32 head,
+                                                const Op &op)
+{
+    if (lane == 0)
+        s_wtot[buf * NWARP + warp] = w;
+    if (threadIdx.x == 0)
+        s_lead[buf] = head & 1u;
+    __syncthreads();
+    S g = w;
+    if (warp == 0) {
+        g = s_wtot[buf * NWARP];
+        for (int i = 1; i < NWARP; ++i)
+            g = op(g, s_wtot[buf * NWARP + i]);
+    }
+    return g;
+}
+
 /*
  * scan_seg_pipe_kernel: scan_kernel's segmented scan (MODE 1) with the
  * blocks and tile loop of scan_pipe_kernel (see there for why tile B's
@@ -176,19 +201,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             any[r] = __ballot_sync(PARSUM_K_FULL_MASK, hr[r] != 0u);
         bool wk;
         const T wv = seg_pipe_rows<T, R, V>(t, any, lane, pad, op, wk);
-        if (lane == 0) {
-            S w;
-            w.v = wv;
-            w.k = wk ? 1u : 0u;
-            s_wtot[buf * NWARP + warp] = w;
-        }
-        if (tid == 0)
-            s_lead[buf] = t.head & 1u;
-        __syncthreads();
+        const S g = seg_pipe_aggregate<NWARP>(
+            s_wtot, s_lead, buf, warp, lane, S{wv, wk ? 1u : 0u}, t.head, sop);
         if (warp == 0) {
-            S g = s_wtot[buf * NWARP];
-            for (int i = 1; i < NWARP; ++i)
-                g = sop(g, s_wtot[buf * NWARP + i]);
             t.agg = g;
             /* With a head in the tile the aggregate is the inclusive
              * prefix; tile 0's is inclusive anyway. */
