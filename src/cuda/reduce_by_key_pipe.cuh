@@ -78,7 +78,8 @@ struct rbk_tile {
 
 /* Rows of rbk_pipe_kernel's tiles: the pipelined scan's, but 6 for
  * 4-byte values (8 rows spilled 140-200 bytes of the 128 registers that
- * two tiles per thread allow; 6 rows 20-64 bytes, CUDA 13.0). */
+ * two tiles per thread allow; 6 rows 16-64 bytes, CUDA 13.0; NOTES.md
+ * section 8 has the times). */
 #ifndef PARSUM_K_RBK_ROWS4
 #define PARSUM_K_RBK_ROWS4 6
 #endif
@@ -148,7 +149,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     extern __shared__ __align__(16) unsigned char s_dyn[];
     S *s_wtot = reinterpret_cast<S *>(s_raw); /* [2][NWARP] */
     S *s_x = s_wtot + 2 * NWARP;
-    /* the keys of the tile in flight in each buffer (rbk_smem_bytes) */
+    /* buffers 0 and 1: the keys of the two tiles in flight; buffer 2: the
+     * staged run totals (rbk_smem_bytes) */
     auto stage = [&](int buf) -> K * {
         return reinterpret_cast<K *>(s_dyn) + (u32)buf * TILE;
     };
