@@ -342,8 +342,9 @@ static void check_reduce_by_key_offset(input *in, size_t *failures)
  * with its split look-back; I32 PROD with U16 keys takes the general
  * path) with hundreds of tiles, under grid
  * caps of none, 1 and 3 blocks (each block then runs many tiles, and
- * runs cross tiles and blocks), and with keys and values not 16-byte
- * aligned. Not quick: too slow for the CPU under the sanitizers. */
+ * runs cross tiles and blocks), with keys and values not 16-byte
+ * aligned, and at sizes one past a tile and of whole tiles. Not quick:
+ * too slow for the CPU under the sanitizers. */
 static void test_reduce_by_key_tiles(void **state)
 {
     (void)state;
@@ -391,6 +392,16 @@ static void test_reduce_by_key_tiles(void **state)
                 parsum_context_destroy(mine);
             }
             input_free(&in);
+            /* The one-pass kernel's edges: a last tile of one element
+             * (tiles of 6144 elements for 4-byte values, 3072 for 8-byte
+             * ones), and whole tiles only. */
+            static const size_t edge_sizes[] = {6145, 3073, 307200};
+            for (size_t e = 0; e < 3; e++) {
+                input_make(&in, &cases[k].v, cases[k].kd, (key_kind)kind,
+                           edge_sizes[e]);
+                check_reduce_by_key(&in, false, &failures);
+                input_free(&in);
+            }
         }
     }
     assert_int_equal(failures, 0);
