@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */
     auto load_local = [&](tile_t &t, int buf) {
-        const u64 base = (u64)t.c * TILE;
+        const u64 base = pipe_tile_base<false, TILE>(a, t.c);
         const bool full = base + TILE <= a.n;
         const u64 rem = a.n - base;
         /* Keys to shared memory (cp.async: no registers while in flight),
@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
          * = the warp's first element starts a run. Each head but the
          * first ends a run in the warp, and so does the warp's last run
          * if it ends there: at the chunk's end, or at n - 1. */
-        const u64 base = (u64)t.c * TILE;
+        const u64 base = pipe_tile_base<false, TILE>(a, t.c);
         const bool edge = !(base + TILE < a.n);
         const u64 c0 = base + (u32)warp * WARP_ITEMS;
         const bool has_end = edge && c0 < a.n && a.n - c0 <= WARP_ITEMS;

@@ -644,7 +644,6 @@ parsum_status parsum__cuda_reduce_by_key(
     extra.keys_out = keys_out;
     extra.key_size = (unsigned)ks;
     extra.total = total;
-    extra.out_count = n;
     void *state = state_bytes ? cv.take(state_bytes) : NULL;
     if (one_pass) {
         extra.scan_size = pair_size(l.elem_size, l.elem_align);
@@ -654,6 +653,7 @@ parsum_status parsum__cuda_reduce_by_key(
         extra.state = state;
         s = run_rbk_pipe(ctx, &l, fused, dtype, op, &extra);
     } else {
+        extra.out_count = n;
         s = launch_keys_to_flags(ctx, keys_in, key_dtype, n, f);
         if (s == PARSUM_OK)
             s = run_seg_reduce(ctx, &l, values_in, values_out, n, f, &extra,
