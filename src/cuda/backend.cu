@@ -254,7 +254,51 @@ static void state_detach_device(parsum_context *ctx)
         (void)cudaFree(st->dev_counter);
     st->dev_counter = NULL;
     st->dev_result = NULL;
+    if (st->tagged != NULL)
+        (void)cudaFree(st->tagged);
+    st->tagged = NULL;
+    st->tagged_bytes = 0;
+    st->tagged_call = 0;
     (void)cudaGetLastError();
+}
+
+parsum_status parsum__cuda_tagged_status(parsum_context *ctx, size_t bytes,
+                                         unsigned tiles, void **buf,
+                                         unsigned *tag, unsigned *tile_base)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    if (bytes > st->tagged_bytes) {
+        if (st->tagged != NULL) {
+            /* Earlier calls may still read the old buffer. */
+            PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
+            (void)cudaFree(st->tagged);
+            st->tagged = NULL;
+            st->tagged_bytes = 0;
+        }
+        const size_t want = bytes < 4096 ? 4096 : bytes;
+        PARSUM_CUDA_TRY(ctx, cudaMalloc(&st->tagged, want));
+        st->tagged_bytes = want;
+        st->tagged_call = 0;
+    }
+    /* The tag is 30 bits wide; 0 is never used, so a zeroed word reads as
+     * unpublished in every call. */
+    if (st->tagged_call == 0 || st->tagged_call >= (1u << 30) - 1) {
+        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(st->tagged, 0, st->tagged_bytes,
+                                             st->stream));
+        st->tagged_call = 0;
+        st->tagged_claimed = 0;
+    }
+    st->tagged_call++;
+    *buf = st->tagged;
+    *tag = st->tagged_call << 2;
+    *tile_base = st->tagged_claimed;
+    st->tagged_claimed += tiles;
+    return PARSUM_OK;
+}
+
+void parsum__cuda_tagged_reset(parsum_context *ctx)
+{
+    parsum__cuda_st(ctx)->tagged_call = 0;
 }
 
 bool parsum__cuda_available(void)

@@ -60,6 +60,10 @@ bool sat_cache_on() { return env_on("PARSUM_CUDA_SAT_CACHE"); }
  * one-pass kernel instead of sat_u8_kernel (measurements, tests). */
 bool sat_u8_on() { return env_on("PARSUM_CUDA_SAT_U8"); }
 
+/* sat_u8_kernel's status words are tagged with the call (no memset before
+ * it); PARSUM_CUDA_SAT_TAGS=0 zeroes them instead (measurements, tests). */
+bool sat_tags_on() { return env_on("PARSUM_CUDA_SAT_TAGS"); }
+
 /* Whether a one-channel u8 image of `tiles` tiles takes the three kernels
  * of image_sat_u8_split.cuh rather than the one-pass sat_u8_kernel: up to
  * two waves of the one-pass kernel's resident tiles (H200, 2026-11-26,
@@ -196,26 +200,44 @@ parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
 
 /* The look-back state of the one-pass kernels for geometry g, carved from
  * the scratch (sat_lb_bytes for a geometry with as many tiles or more),
- * its status words and tile counter zeroed on the stream. */
+ * its status words and tile counter zeroed on the stream; or, TAGGED, the
+ * status words and counter in the context's tagged buffer (the counter
+ * first, then hst, vst, wpk), to be tagged with lb->tag. */
 template <class Acc, int CH>
 parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
-                          sat_lb<Acc> *lb)
+                          sat_lb<Acc> *lb, bool tagged = false)
 {
     const u64 tiles = g.bands * g.strips;
     unsigned char *status = static_cast<unsigned char *>(
         cv.take(sat_lb_status_bytes(g)));
-    lb->hst = reinterpret_cast<u32 *>(status);
-    lb->vst = lb->hst + tiles;
-    lb->counter = lb->vst + tiles;
-    lb->wpk = reinterpret_cast<u64 *>(lb->hst + 2 * tiles + 2);
+    lb->tag = lb->tile_base = 0;
+    if (tagged) {
+        void *buf = NULL;
+        parsum_status s = parsum__cuda_tagged_status(
+            ctx, sat_lb_status_bytes(g), (unsigned)tiles, &buf, &lb->tag,
+            &lb->tile_base);
+        if (s != PARSUM_OK)
+            return s;
+        lb->counter = static_cast<u32 *>(buf);
+        lb->hst = lb->counter + 2;
+        lb->vst = lb->hst + tiles;
+        lb->wpk = reinterpret_cast<u64 *>(lb->vst + tiles);
+    } else {
+        lb->hst = reinterpret_cast<u32 *>(status);
+        lb->vst = lb->hst + tiles;
+        lb->counter = lb->vst + tiles;
+        lb->wpk = reinterpret_cast<u64 *>(lb->hst + 2 * tiles + 2);
+    }
     lb->hagg = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
     lb->hinc = static_cast<Acc *>(cv.take(tiles * MAX_BAND * CH * sizeof(Acc)));
     lb->vagg = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
     lb->vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
     lb->wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
     lb->winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, sat_lb_status_bytes(g),
-                                         parsum__cuda_st(ctx)->stream));
+    if (!tagged)
+        PARSUM_CUDA_TRY(ctx,
+                        cudaMemsetAsync(status, 0, sat_lb_status_bytes(g),
+                                        parsum__cuda_st(ctx)->stream));
     return PARSUM_OK;
 }
 
@@ -255,18 +277,23 @@ parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
     if (sat_u8_split_for(ctx, g.bands * g.strips))
         return sat_u8_split(ctx, src, tab, pad, cv);
     sat_lb<u32> lb;
-    parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb);
+    const bool tagged = sat_tags_on();
+    parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb, tagged);
     if (s != PARSUM_OK)
         return s;
     void (*kern)(img_in, img_out, sat_geom, sat_lb<u32>) =
         pad ? sat_u8_kernel<true> : sat_u8_kernel<false>;
     const size_t bytes = g.band_rows * STRIP;
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)bytes));
-    kern<<<(unsigned)(g.bands * g.strips), THREADS, bytes,
-           parsum__cuda_st(ctx)->stream>>>(in_of(src), tab, g, lb);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    cudaError_t e = cudaFuncSetAttribute(
+        kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess) {
+        kern<<<(unsigned)(g.bands * g.strips), THREADS, bytes,
+               parsum__cuda_st(ctx)->stream>>>(in_of(src), tab, g, lb);
+        e = cudaGetLastError();
+    }
+    if (e != cudaSuccess && tagged)
+        parsum__cuda_tagged_reset(ctx); /* the counter did not move */
+    PARSUM_CUDA_TRY(ctx, e);
     return PARSUM_OK;
 }
 

@@ -30,9 +30,22 @@ struct sat_lb {
      * in the low half, SAT_AGG: wagg, SAT_INC: winc, in the high half). */
     unsigned long long *wpk;
     Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
+    /* Status words tagged with the call (sat_u8_kernel, sat_tagged in
+     * image.cu): a word holds status | tag, and a word with another tag
+     * reads as unpublished, so the words need no zeroing before a call;
+     * tile_base: what the never-reset counter held when the call began.
+     * Both 0 for status words zeroed before the call. */
+    u32 tag, tile_base;
 };
 
 constexpr u32 SAT_AGG = 1, SAT_INC = 2;
+
+/* A status word as this call reads it (sat_lb::tag): 0 unless the word
+ * was written by this call. */
+__device__ __forceinline__ u32 sat_status_of(u32 raw, u32 tag)
+{
+    return (raw & ~3u) == tag ? raw & 3u : 0u;
+}
 
 /* Whether a look-back window of one warp can be summed, lane k holding
  * the status v of the k-th predecessor: every one up to the nearest
@@ -59,7 +72,7 @@ __device__ __forceinline__ bool sat_window_ready(u32 v, int &last)
  * values are loaded together. */
 template <int UNROLL = 4, class Pred, class Add>
 __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
-                                             Add add)
+                                             Add add, u32 tag = 0)
 {
     const int lane = threadIdx.x & 31;
     for (u64 base = 0; base < n; base += 32) {
@@ -68,8 +81,10 @@ __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
         for (;;) {
             /* Past the first tile of the band or strip: nothing to add,
              * which ends the look-back like an inclusive value. */
-            v = base + lane < n ? parsum_k::ld_status(st + pred(base + lane))
-                                : SAT_INC;
+            v = base + lane < n
+                    ? sat_status_of(parsum_k::ld_status(st + pred(base + lane)),
+                                    tag)
+                    : SAT_INC;
             if (sat_window_ready(v, last))
                 break;
         }
@@ -87,13 +102,13 @@ __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
 }
 
 /* Makes this block's stores before the call visible, then sets status v
- * of tile t (one thread). Contains a barrier. */
-__device__ __forceinline__ void sat_post(u32 *st, u64 t, u32 v)
+ * of tile t (one thread; tag: sat_lb::tag). Contains a barrier. */
+__device__ __forceinline__ void sat_post(u32 *st, u64 t, u32 v, u32 tag = 0)
 {
     parsum_k::fence_gpu();
     __syncthreads();
     if (threadIdx.x == 0)
-        parsum_k::st_status(st + t, v);
+        parsum_k::st_status(st + t, v | tag);
 }
 
 /* The exclusive sums along the band of the tile's row totals (threads i <

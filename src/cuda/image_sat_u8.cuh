@@ -409,7 +409,7 @@ __device__ __noinline__ void u8_tile_rows_partial(
 __device__ __forceinline__ void u8_publish_w(const sat_lb<u32> &lb, u64 tile,
                                              u32 w, u32 st)
 {
-    parsum_k::st_status(lb.wpk + tile, (u64)w << 32 | st);
+    parsum_k::st_status(lb.wpk + tile, (u64)w << 32 | (st | lb.tag));
 }
 
 /* The block above-left of the tile (a warp; every warp takes it itself,
@@ -429,7 +429,7 @@ __device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
             v = base + lane < b
                     ? parsum_k::ld_status(lb.wpk + tile - (base + lane + 1) * strips)
                     : (u64)SAT_INC;
-            if (sat_window_ready((u32)v, last))
+            if (sat_window_ready(sat_status_of((u32)v, lb.tag), last))
                 break;
         }
         const int cnt = last < 0 ? 32 : last + 1;
@@ -455,10 +455,11 @@ __device__ __forceinline__ void u8_lookback_cols(const sat_lb<u32> &lb,
                                        (inc ? lb.vinc : lb.vagg) + p * STRIP) +
                                    threadIdx.x);
             v.x += a.x, v.y += a.y, v.z += a.z, v.w += a.w;
-        });
+        },
+        lb.tag);
     __stcg(reinterpret_cast<uint4 *>(lb.vinc + tile * STRIP) + threadIdx.x,
            make_uint4(v.x + col.x, v.y + col.y, v.z + col.z, v.w + col.w));
-    sat_post(lb.vst, tile, SAT_INC);
+    sat_post(lb.vst, tile, SAT_INC, lb.tag);
 }
 
 /* The exclusive sums along the band of the tile's row totals (rt, one
@@ -475,11 +476,12 @@ __device__ __forceinline__ void u8_lookback_rows(const sat_lb<u32> &lb,
             lb.hst, s, [&](u64 k) { return tile - 1 - k; },
             [&](u64 p, bool inc) {
                 x += __ldcg((inc ? lb.hinc : lb.hagg) + p * MAX_BAND + i);
-            });
+            },
+            lb.tag);
         lb.hinc[tile * MAX_BAND + i] = x + rt;
         hx[i] = x;
     }
-    sat_post(lb.hst, tile, SAT_INC);
+    sat_post(lb.hst, tile, SAT_INC, lb.tag);
 }
 
 /* Suffix sums of the warps' column sums over the row groups, in place:
@@ -515,7 +517,8 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     __shared__ u32 s_tile;
     const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
     const int half = warp & 1, q = warp >> 1;
-    const u64 tile = parsum_k::claim_tile(lb.counter, s_tile, false);
+    const u64 tile =
+        (u32)(parsum_k::claim_tile(lb.counter, s_tile, false) - lb.tile_base);
     const auto [b, s, x0, y0, xh, rows, rw, r0, nrows] =
         u8_place_of(tile, g, in, q, half);
     const bool full = xh + U8_HALF <= in.width;
@@ -539,8 +542,8 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     parsum_k::fence_gpu();
     __syncthreads();
     if (i == 0) {
-        parsum_k::st_status(lb.hst + tile, SAT_AGG);
-        parsum_k::st_status(lb.vst + tile, SAT_AGG);
+        parsum_k::st_status(lb.hst + tile, SAT_AGG | lb.tag);
+        parsum_k::st_status(lb.vst + tile, SAT_AGG | lb.tag);
     }
     u8_lookback_rows(lb, tile, s, rt, hx);
     u32 w = 0;
