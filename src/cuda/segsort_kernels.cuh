@@ -12,7 +12,8 @@
  *  - warp_sort_kernel: G lanes (8, 16 or 32) sort a segment of at most G
  *    keys, or a warp one of at most 128 (4 a lane): each lane counts, for
  *    each of its keys, the keys that must precede it (smaller, or equal
- *    and earlier: stable), which is its output slot.
+ *    and earlier: stable), which is its output slot; the keys are read
+ *    from shared memory, two per broadcast load.
  *  - seg_classify_kernel: the segments' lengths put each segment in one
  *    list per size class (block-aggregated atomics; the order within a
  *    list varies from run to run, the result does not), and checks the
@@ -230,19 +231,76 @@ struct cmp_word<8> {
     typedef u64 type;
 };
 
+/* What the warp sort ranks a key by, kept in shared memory: for compare
+ * words of 4 bytes (keys of up to 4 bytes) the word and the key's position
+ * p in its segment (< 128) in one 64-bit word, o << 7 | p, so that the
+ * words are distinct and "must precede" is one unsigned compare; for 8-byte
+ * words the word alone, the positions compared beside it. pad() goes after
+ * a segment's last key (position len): it precedes no key. */
+template <int OS>
+struct rank_word {
+    static __device__ __forceinline__ u64 make(u32 o, u32 p)
+    {
+        return (u64)o << 7 | p;
+    }
+    static __device__ __forceinline__ u32 precedes(u64 a, u32, u64 b, u32)
+    {
+        return a < b;
+    }
+};
+template <>
+struct rank_word<8> {
+    static __device__ __forceinline__ u64 make(u64 o, u32) { return o; }
+    static __device__ __forceinline__ u32 precedes(u64 a, u32 pa, u64 b,
+                                                   u32 pb)
+    {
+        return (a < b) | ((a == b) & (pa < pb));
+    }
+};
+
+/* Adds to rank[i] the number of the segment's len keys (words at src,
+ * 16-byte aligned, pad at src[len]) that precede the lane's key i (word
+ * c[i], position p[i]), for i < NI: two keys per shared-memory load, the
+ * same address for every lane of the group (a broadcast). */
+template <class RW, int NI, int IT>
+__device__ __forceinline__ void rank_keys(const u64 *src, u32 len,
+                                          const u64 (&c)[IT],
+                                          const u32 (&p)[IT], u32 (&rank)[IT])
+{
+#pragma unroll 2
+    for (u32 q = 0; q < len; q += 2) {
+        const ulonglong2 e = *reinterpret_cast<const ulonglong2 *>(src + q);
+#pragma unroll
+        for (int i = 0; i < NI; ++i)
+            rank[i] += RW::precedes(e.x, q, c[i], p[i]) +
+                       RW::precedes(e.y, q + 1, c[i], p[i]);
+    }
+}
+
 /* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
  * positions i * G + r (coalesced reads) and counts, for each, the keys
  * that must precede it (smaller, or equal and earlier: stable), which is
- * its output slot; every key is broadcast once with a shuffle. IT > 1
- * only with G == 32 (one segment per warp, so loop bounds are uniform)
- * and values that fit a register. */
+ * its output slot. The keys' rank words go to the group's slots in shared
+ * memory and every lane reads them all back (rank_keys), only as far as
+ * the segment goes and only for the keys it holds. (The first version
+ * broadcast every key with a shuffle and compared it with all IT keys of
+ * every lane: 180 M warp instructions for the 33-128-key segments of 2^24
+ * keys in 2^20 random cuts, 330 of the 610 us the segmented sort took
+ * there under Nsight Compute.) IT > 1 only with G == 32 (one segment per
+ * warp, so loop bounds are uniform) and values that fit a register. */
 template <class K, int V, int G, int IT>
 __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
 {
     static_assert(G == 8 || G == 16 || G == 32, "group size");
     static_assert(IT == 1 || (G == 32 && V != V_BYTES), "items per lane");
     typedef typename cmp_word<(int)sizeof(K)>::type O;
+    typedef rank_word<(int)sizeof(O)> RW;
     constexpr u32 GPB = 256 / G; /* groups per block */
+    /* A group's rank words and the pad, an even count of slots so that
+     * every group's slots start 16-byte aligned. */
+    constexpr u32 SLOTS = (u32)G * IT + 2;
+    __shared__ __align__(16) u64 s_words[GPB * SLOTS];
+    u64 *words = s_words + (threadIdx.x / G) * SLOTS;
     const u32 count = *a.list_count;
     const u32 r = threadIdx.x % G;
     /* The compared value: the selected bits of the ordered key. */
@@ -251,7 +309,7 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
                                             : (O)(((O)1 << nbits) - 1u);
     const O rflip = a.ko.descending ? rmask : (O)0;
     /* The loop runs while any group of the warp has a segment, so that
-     * every lane takes part in the shuffles. */
+     * every lane takes part in the warp's barriers. */
     const u64 first_of_warp = (u64)blockIdx.x * GPB + (threadIdx.x & ~31u) / G;
     const u64 stride = (u64)gridDim.x * GPB;
     typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
@@ -288,33 +346,29 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
             for (u32 c = 0; c < 16; ++c)
                 vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
         }
-        u32 rank[IT];
+        u64 w[IT];
+        u32 pos[IT], rank[IT];
 #pragma unroll
-        for (int i = 0; i < IT; ++i)
+        for (int i = 0; i < IT; ++i) {
+            pos[i] = (u32)i * G + r;
+            w[i] = RW::make(o[i], pos[i]);
             rank[i] = 0;
+            if (pos[i] < len)
+                words[pos[i]] = w[i];
+        }
+        if (r == 0)
+            words[len] = ~0ull; /* the pad */
+        __syncwarp();
         if constexpr (IT == 1) {
-#pragma unroll
-            for (int j = 0; j < G; ++j) {
-                const O oj = __shfl_sync(FULL, o[0], j, G);
-                rank[0] += ((u32)j < len) &
-                           ((oj < o[0]) | ((oj == o[0]) & ((u32)j < r)));
-            }
+            rank_keys<RW, 1>(words, len, w, pos, rank);
         } else {
-#pragma unroll
-            for (int j = 0; j < IT; ++j) {
-                if ((u32)j * 32u >= len)
-                    break;
-                const u32 lim = len - (u32)j * 32u < 32u ? len - (u32)j * 32u
-                                                         : 32u;
-#pragma unroll 4
-                for (u32 sl = 0; sl < lim; ++sl) {
-                    const O oj = __shfl_sync(FULL, o[j], sl);
-                    const u32 pj = (u32)j * 32u + sl;
-#pragma unroll
-                    for (int i = 0; i < IT; ++i)
-                        rank[i] += (oj < o[i]) |
-                                   ((oj == o[i]) & (pj < (u32)i * 32u + r));
-                }
+            /* len is the warp's: one segment per warp. */
+            switch ((len + 31) / 32) {
+            case 0:
+            case 1: rank_keys<RW, 1>(words, len, w, pos, rank); break;
+            case 2: rank_keys<RW, 2>(words, len, w, pos, rank); break;
+            case 3: rank_keys<RW, 3>(words, len, w, pos, rank); break;
+            default: rank_keys<RW, IT>(words, len, w, pos, rank); break;
             }
         }
         /* Every lane has read its keys and values before any is written. */
