@@ -6,6 +6,8 @@
  *   up to 8 keys        8 lanes of a warp (warp_sort_kernel<.., 8, 1>)
  *   up to 16 keys       16 lanes (warp_sort_kernel<.., 16, 1>)
  *   up to 32 keys       a warp (warp_sort_kernel<.., 32, 1>)
+ *   up to 64 keys       a warp, 2 keys a lane (warp_sort_kernel<.., 32, 2>;
+ *                       not for values of V_BYTES)
  *   up to 128 keys      a warp, 4 keys a lane (warp_sort_kernel<.., 32, 4>;
  *                       not for values of V_BYTES)
  *   up to the small     a block of block_sort_policy(false), in shared
@@ -73,9 +75,12 @@ parsum_status launch_t(parsum_context *ctx, const ws_args &w,
     warp_sort_kernel<K, V, 32, 1>
         <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W32));
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    /* Values of V_BYTES do not fit the 4-keys-a-lane sort: its class is
-     * empty then (w128_limit). */
+    /* Values of V_BYTES do not fit the sorts of several keys a lane:
+     * their classes are empty then (ca.limit). */
     if constexpr (V != V_BYTES) {
+        warp_sort_kernel<K, V, 32, 2>
+            <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W64));
+        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
         warp_sort_kernel<K, V, 32, 4>
             <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W128));
         PARSUM_CUDA_TRY(ctx, cudaGetLastError());
@@ -223,6 +228,8 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     ca.limit[SC_W8] = 8;
     ca.limit[SC_W16] = 16;
     ca.limit[SC_W32] = 32;
+    /* Values of V_BYTES leave the classes of 2 and 4 keys a lane empty. */
+    ca.limit[SC_W64] = vmode == V_BYTES ? 32 : 64;
     ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128;
     ca.limit[SC_BS] = (u32)PS.block * PS.items;
     ca.limit[SC_BL] = (u32)large;

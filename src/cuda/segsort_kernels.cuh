@@ -31,14 +31,14 @@
 namespace parsum_sk {
 
 /* Segment size classes: at most 8 keys (warp sort, groups of 8 lanes),
- * 16 (groups of 16), 32 (a warp), 128 (a warp, 4 keys a lane), the small
- * block tile, the large block tile, and larger (onesweep per segment,
- * launched by the host). Empty segments are in no list. Segments of a few
+ * 16 (groups of 16), 32 (a warp), 64 (a warp, 2 keys a lane), 128 (a
+ * warp, 4 keys a lane), the small block tile, the large block tile, and
+ * larger (onesweep per segment, launched by the host). Empty segments are in no list. Segments of a few
  * dozen keys are common (random cuts with a mean of 16 give one in seven
  * above 32): a block with its barriers per pass costs them far more than
  * one warp working from registers. */
-enum : int { SC_W8 = 0, SC_W16 = 1, SC_W32 = 2, SC_W128 = 3, SC_BS = 4,
-             SC_BL = 5, SC_HUGE = 6, SC_COUNT = 7 };
+enum : int { SC_W8 = 0, SC_W16 = 1, SC_W32 = 2, SC_W64 = 3, SC_W128 = 4,
+             SC_BS = 5, SC_BL = 6, SC_HUGE = 7, SC_COUNT = 8 };
 
 struct bs_args {
     const void *kin;
@@ -231,76 +231,117 @@ struct cmp_word<8> {
     typedef u64 type;
 };
 
-/* What the warp sort ranks a key by, kept in shared memory: for compare
- * words of 4 bytes (keys of up to 4 bytes) the word and the key's position
- * p in its segment (< 128) in one 64-bit word, o << 7 | p, so that the
- * words are distinct and "must precede" is one unsigned compare; for 8-byte
- * words the word alone, the positions compared beside it. pad() goes after
- * a segment's last key (position len): it precedes no key. */
-template <int OS>
-struct rank_word {
-    static __device__ __forceinline__ u64 make(u32 o, u32 p)
-    {
-        return (u64)o << 7 | p;
-    }
-    static __device__ __forceinline__ u32 precedes(u64 a, u32, u64 b, u32)
-    {
-        return a < b;
-    }
-};
-template <>
-struct rank_word<8> {
-    static __device__ __forceinline__ u64 make(u64 o, u32) { return o; }
-    static __device__ __forceinline__ u32 precedes(u64 a, u32 pa, u64 b,
-                                                   u32 pb)
-    {
-        return (a < b) | ((a == b) & (pa < pb));
-    }
+/* The 16-byte piece of compare words at p (shared memory), as words. */
+template <class O>
+struct alignas(16) word_piece {
+    static constexpr int N = 16 / (int)sizeof(O);
+    O w[N];
 };
 
-/* Adds to rank[i] the number of the segment's len keys (words at src,
- * 16-byte aligned, pad at src[len]) that precede the lane's key i (word
- * c[i], position p[i]), for i < NI: two keys per shared-memory load, the
- * same address for every lane of the group (a broadcast). */
-template <class RW, int NI, int IT>
-__device__ __forceinline__ void rank_keys(const u64 *src, u32 len,
-                                          const u64 (&c)[IT],
-                                          const u32 (&p)[IT], u32 (&rank)[IT])
+/* Adds to rank[i] the number of the segment's len keys (compare words at
+ * src, 16-byte aligned, padded with ~0 to a whole piece) that are smaller
+ * than the lane's key i (word o[i]), for i < NI: a 16-byte piece per
+ * shared-memory load, the same address for every lane of the group (a
+ * broadcast). EXACT also counts the equal keys before position pos[i], so
+ * that the count is the key's slot in a stable order; without it, equal
+ * keys get the same count. */
+template <bool EXACT, int NI, class O, int IT>
+__device__ __forceinline__ void rank_keys(const O *src, u32 len,
+                                          const O (&o)[IT],
+                                          const u32 (&pos)[IT],
+                                          u32 (&rank)[IT])
 {
+    typedef word_piece<O> P;
 #pragma unroll 2
-    for (u32 q = 0; q < len; q += 2) {
-        const ulonglong2 e = *reinterpret_cast<const ulonglong2 *>(src + q);
+    for (u32 q = 0; q < len; q += P::N) {
+        const P e = *reinterpret_cast<const P *>(src + q);
 #pragma unroll
         for (int i = 0; i < NI; ++i)
-            rank[i] += RW::precedes(e.x, q, c[i], p[i]) +
-                       RW::precedes(e.y, q + 1, c[i], p[i]);
+#pragma unroll
+            for (int k = 0; k < P::N; ++k)
+                rank[i] += EXACT ? (e.w[k] < o[i]) |
+                                       ((e.w[k] == o[i]) & (q + k < pos[i]))
+                                 : (e.w[k] < o[i]);
     }
+}
+
+/* rank_keys for the first ni keys of every lane (NI .. IT of them). */
+template <bool EXACT, int NI, class O, int IT>
+__device__ __forceinline__ void rank_first(u32 ni, const O *src, u32 len,
+                                           const O (&o)[IT],
+                                           const u32 (&pos)[IT],
+                                           u32 (&rank)[IT])
+{
+    if constexpr (NI == IT) {
+        rank_keys<EXACT, IT>(src, len, o, pos, rank);
+    } else {
+        if (ni <= (u32)NI)
+            rank_keys<EXACT, NI>(src, len, o, pos, rank);
+        else
+            rank_first<EXACT, NI + 1>(ni, src, len, o, pos, rank);
+    }
+}
+
+/* rank_keys for the keys a lane holds: ceil(len / 32) of them where IT >
+ * 1 (len is then the warp's). */
+template <bool EXACT, class O, int IT>
+__device__ __forceinline__ void rank_held(const O *src, u32 len,
+                                          const O (&o)[IT],
+                                          const u32 (&pos)[IT],
+                                          u32 (&rank)[IT])
+{
+#pragma unroll
+    for (int i = 0; i < IT; ++i)
+        rank[i] = 0;
+    rank_first<EXACT, 1>(IT == 1 ? 1u : (len + 31) / 32, src, len, o, pos,
+                         rank);
+}
+
+/* Writes the group's compare words to its slots: word o[i] at position
+ * pos[i] < len, then ~0 up to a whole 16-byte piece (no key is smaller). */
+template <class O, int IT>
+__device__ __forceinline__ void put_words(O *words, u32 len, u32 r,
+                                          const O (&o)[IT],
+                                          const u32 (&pos)[IT])
+{
+    constexpr u32 N = 16 / sizeof(O);
+#pragma unroll
+    for (int i = 0; i < IT; ++i)
+        if (pos[i] < len)
+            words[pos[i]] = o[i];
+    if (r < N && len % N != 0 && r < N - len % N)
+        words[len + r] = ~(O)0;
 }
 
 /* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
  * positions i * G + r (coalesced reads) and counts, for each, the keys
  * that must precede it (smaller, or equal and earlier: stable), which is
- * its output slot. The keys' rank words go to the group's slots in shared
- * memory and every lane reads them all back (rank_keys), only as far as
- * the segment goes and only for the keys it holds. (The first version
- * broadcast every key with a shuffle and compared it with all IT keys of
- * every lane: 180 M warp instructions for the 33-128-key segments of 2^24
- * keys in 2^20 random cuts, 330 of the 610 us the segmented sort took
- * there under Nsight Compute.) IT > 1 only with G == 32 (one segment per
- * warp, so loop bounds are uniform) and values that fit a register. */
+ * its output slot. The keys' compare words go to the group's slots in
+ * shared memory and every lane reads them all back (rank_keys), only as
+ * far as the segment goes and only for the keys it holds. The first count
+ * is of smaller keys alone (one compare a pair); where two keys of a
+ * warp get the same count (equal keys: each lane adds one to the
+ * counter its count names, a shared-memory atomic, and reads it back),
+ * the warp counts again with the positions. (The first version broadcast every key with a
+ * shuffle and compared it with all IT keys of every lane: 180 M warp
+ * instructions for the 33-128-key segments of 2^24 keys in 2^20 random
+ * cuts, 330 of the 610 us the segmented sort took there under Nsight
+ * Compute.) IT > 1 only with G == 32 (one segment per warp, so loop
+ * bounds are uniform) and values that fit a register. */
 template <class K, int V, int G, int IT>
 __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
 {
     static_assert(G == 8 || G == 16 || G == 32, "group size");
     static_assert(IT == 1 || (G == 32 && V != V_BYTES), "items per lane");
     typedef typename cmp_word<(int)sizeof(K)>::type O;
-    typedef rank_word<(int)sizeof(O)> RW;
     constexpr u32 GPB = 256 / G; /* groups per block */
-    /* A group's rank words and the pad, an even count of slots so that
+    /* A group's compare words and the pads: whole 16-byte pieces, so that
      * every group's slots start 16-byte aligned. */
-    constexpr u32 SLOTS = (u32)G * IT + 2;
-    __shared__ __align__(16) u64 s_words[GPB * SLOTS];
-    u64 *words = s_words + (threadIdx.x / G) * SLOTS;
+    constexpr u32 SLOTS = (u32)G * IT + 16 / sizeof(O);
+    __shared__ __align__(16) O s_words[GPB * SLOTS];
+    O *words = s_words + (threadIdx.x / G) * SLOTS;
+    /* The same slots as counters, for the check of equal counts. */
+    u32 *slot = reinterpret_cast<u32 *>(words);
     const u32 count = *a.list_count;
     const u32 r = threadIdx.x % G;
     /* The compared value: the selected bits of the ordered key. */
@@ -346,30 +387,33 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
             for (u32 c = 0; c < 16; ++c)
                 vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
         }
-        u64 w[IT];
         u32 pos[IT], rank[IT];
 #pragma unroll
-        for (int i = 0; i < IT; ++i) {
+        for (int i = 0; i < IT; ++i)
             pos[i] = (u32)i * G + r;
-            w[i] = RW::make(o[i], pos[i]);
-            rank[i] = 0;
-            if (pos[i] < len)
-                words[pos[i]] = w[i];
-        }
-        if (r == 0)
-            words[len] = ~0ull; /* the pad */
+        put_words(words, len, r, o, pos);
         __syncwarp();
-        if constexpr (IT == 1) {
-            rank_keys<RW, 1>(words, len, w, pos, rank);
-        } else {
-            /* len is the warp's: one segment per warp. */
-            switch ((len + 31) / 32) {
-            case 0:
-            case 1: rank_keys<RW, 1>(words, len, w, pos, rank); break;
-            case 2: rank_keys<RW, 2>(words, len, w, pos, rank); break;
-            case 3: rank_keys<RW, 3>(words, len, w, pos, rank); break;
-            default: rank_keys<RW, IT>(words, len, w, pos, rank); break;
-            }
+        rank_held<false>(words, len, o, pos, rank);
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < IT; ++i)
+            if (pos[i] < len)
+                slot[pos[i]] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < IT; ++i)
+            if (pos[i] < len)
+                atomicAdd(&slot[rank[i]], 1u);
+        __syncwarp();
+        bool tie = false;
+#pragma unroll
+        for (int i = 0; i < IT; ++i)
+            tie |= pos[i] < len && slot[rank[i]] != 1u;
+        if (__any_sync(FULL, tie)) {
+            __syncwarp();
+            put_words(words, len, r, o, pos);
+            __syncwarp();
+            rank_held<true>(words, len, o, pos, rank);
         }
         /* Every lane has read its keys and values before any is written. */
         __syncwarp();
