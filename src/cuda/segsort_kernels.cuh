@@ -313,6 +313,33 @@ __device__ __forceinline__ void put_words(O *words, u32 len, u32 r,
         words[len + r] = ~(O)0;
 }
 
+/* Whether two of a group's keys got the same count (rank_held without
+ * EXACT: then the group holds equal keys), for every group of the warp
+ * (warp-uniform): the counts, one bit each in the group's G bits of the
+ * warp's words (count / 32: the word, G * IT <= 128 bits a group), cover
+ * fewer bits than the group has keys. */
+template <int G, int IT>
+__device__ __forceinline__ bool counts_repeat(const u32 (&rank)[IT],
+                                              const u32 (&pos)[IT], u32 len)
+{
+    const u32 lane = threadIdx.x & 31u;
+    const u32 base = (lane / G) * G; /* the group's first bit, IT == 1 */
+    u32 covered = 0, keys = 0;
+#pragma unroll
+    for (int w = 0; w < IT; ++w) {
+        u32 m = 0;
+#pragma unroll
+        for (int i = 0; i < IT; ++i) {
+            const u32 at = base + rank[i];
+            if (pos[i] < len && at / 32 == (u32)w)
+                m |= 1u << (at % 32);
+        }
+        covered += __popc(__reduce_or_sync(FULL, m));
+        keys += __popc(__ballot_sync(FULL, pos[w] < len));
+    }
+    return covered != keys;
+}
+
 /* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
  * positions i * G + r (coalesced reads) and counts, for each, the keys
  * that must precede it (smaller, or equal and earlier: stable), which is
@@ -320,9 +347,8 @@ __device__ __forceinline__ void put_words(O *words, u32 len, u32 r,
  * shared memory and every lane reads them all back (rank_keys), only as
  * far as the segment goes and only for the keys it holds. The first count
  * is of smaller keys alone (one compare a pair); where two keys of a
- * warp get the same count (equal keys: each lane adds one to the
- * counter its count names, a shared-memory atomic, and reads it back),
- * the warp counts again with the positions. (The first version broadcast every key with a
+ * group get the same count (equal keys; counts_repeat), the warp counts
+ * again with the positions. (The first version broadcast every key with a
  * shuffle and compared it with all IT keys of every lane: 180 M warp
  * instructions for the 33-128-key segments of 2^24 keys in 2^20 random
  * cuts, 330 of the 610 us the segmented sort took there under Nsight
@@ -340,8 +366,6 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
     constexpr u32 SLOTS = (u32)G * IT + 16 / sizeof(O);
     __shared__ __align__(16) O s_words[GPB * SLOTS];
     O *words = s_words + (threadIdx.x / G) * SLOTS;
-    /* The same slots as counters, for the check of equal counts. */
-    u32 *slot = reinterpret_cast<u32 *>(words);
     const u32 count = *a.list_count;
     const u32 r = threadIdx.x % G;
     /* The compared value: the selected bits of the ordered key. */
@@ -394,27 +418,8 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
         put_words(words, len, r, o, pos);
         __syncwarp();
         rank_held<false>(words, len, o, pos, rank);
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < IT; ++i)
-            if (pos[i] < len)
-                slot[pos[i]] = 0;
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < IT; ++i)
-            if (pos[i] < len)
-                atomicAdd(&slot[rank[i]], 1u);
-        __syncwarp();
-        bool tie = false;
-#pragma unroll
-        for (int i = 0; i < IT; ++i)
-            tie |= pos[i] < len && slot[rank[i]] != 1u;
-        if (__any_sync(FULL, tie)) {
-            __syncwarp();
-            put_words(words, len, r, o, pos);
-            __syncwarp();
+        if (counts_repeat<G, IT>(rank, pos, len))
             rank_held<true>(words, len, o, pos, rank);
-        }
         /* Every lane has read its keys and values before any is written. */
         __syncwarp();
 #pragma unroll
