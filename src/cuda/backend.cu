@@ -262,6 +262,21 @@ static void state_detach_device(parsum_context *ctx)
     (void)cudaGetLastError();
 }
 
+/* The last call number a tag holds (30 bits, shifted left by 2). */
+static const unsigned TAG_LAST = (1u << 30) - 1;
+
+/* The call number the tags start from after the buffer is zeroed: 0, or
+ * PARSUM_CUDA_TAG_FIRST (a test knob: near TAG_LAST, the tests run through
+ * the buffer's periodic zeroing). */
+static unsigned tagged_first(void)
+{
+    const char *e = getenv("PARSUM_CUDA_TAG_FIRST");
+    if (e == NULL)
+        return 0;
+    unsigned long v = strtoul(e, NULL, 10);
+    return v < TAG_LAST ? (unsigned)v : 0;
+}
+
 parsum_status parsum__cuda_tagged_status(parsum_context *ctx, size_t bytes,
                                          unsigned tiles, void **buf,
                                          unsigned *tag, unsigned *tile_base)
@@ -282,10 +297,10 @@ parsum_status parsum__cuda_tagged_status(parsum_context *ctx, size_t bytes,
     }
     /* The tag is 30 bits wide; 0 is never used, so a zeroed word reads as
      * unpublished in every call. */
-    if (st->tagged_call == 0 || st->tagged_call >= (1u << 30) - 1) {
+    if (st->tagged_call == 0 || st->tagged_call >= TAG_LAST) {
         PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(st->tagged, 0, st->tagged_bytes,
                                              st->stream));
-        st->tagged_call = 0;
+        st->tagged_call = tagged_first();
         st->tagged_claimed = 0;
     }
     st->tagged_call++;
