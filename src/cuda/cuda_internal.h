@@ -105,7 +105,8 @@ struct parsum__cuda_state {
 
 /* Status words for a look-back kernel that tags them with the call, so
  * that no memset has to run before it (a launch of its own on the
- * stream: about 2 us, 1.5 % of an 8192^2 summed-area table). *buf gets
+ * stream: about 1 us on an H200, 0.8 % of an 8192^2 u8 summed-area
+ * table). *buf gets
  * `bytes` bytes (zero-filled when allocated, and again every 2^30 calls:
  * the tags' range), the tile counter at its start; *tag: this call's
  * number times 4, which the kernel ORs into every status word it writes

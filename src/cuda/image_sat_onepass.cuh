@@ -30,8 +30,8 @@ struct sat_lb {
      * in the low half, SAT_AGG: wagg, SAT_INC: winc, in the high half). */
     unsigned long long *wpk;
     Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
-    /* Status words tagged with the call (sat_u8_kernel, sat_tagged in
-     * image.cu): a word holds status | tag, and a word with another tag
+    /* Status words tagged with the call (sat_u8_kernel; sat_lb_take in
+     * image.cu, parsum__cuda_tagged_status): a word holds status | tag, and a word with another tag
      * reads as unpublished, so the words need no zeroing before a call;
      * tile_base: what the never-reset counter held when the call began.
      * Both 0 for status words zeroed before the call. */

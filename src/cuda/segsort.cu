@@ -16,7 +16,8 @@
  *   block tile
  *   longer              the onesweep sort of sort.cu, one segment at a time
  * seg_classify_kernel puts every non-empty segment in its class's list on
- * the device; the warp and block kernels loop over their lists (they read
+ * the device (for the warp classes, its clamped begin and length in one
+ * word); the warp and block kernels loop over their lists (they read
  * the list's length on the device, so nothing waits for the host). Then
  * the host reads back, in one copy, the number and bounds of the longest
  * segments and whether the offsets were valid: the call's one wait.
@@ -202,7 +203,11 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     u64 huge_cap = n / (large + 1) + 1;
     if (huge_cap > nseg)
         huge_cap = nseg;
-    const size_t list_bytes = round_up((size_t)SC_HUGE * nseg * 4, 256);
+    /* The warp classes' lists of (begin, length) words, the block
+     * classes' of segment numbers. */
+    const size_t wlist_bytes = round_up((size_t)SC_BS * nseg * 8, 256);
+    const size_t blist_bytes = round_up((size_t)(SC_HUGE - SC_BS) * nseg * 4, 256);
+    const size_t list_bytes = wlist_bytes + blist_bytes;
     const size_t huge_bytes = round_up((size_t)huge_cap * 16, 256);
     const size_t sort_bytes =
         n > large ? parsum__cuda_sort_scratch_bytes(j) : 0;
@@ -214,7 +219,8 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     if (cv.base == nullptr)
         return PARSUM_ERR_OUT_OF_MEMORY;
     control *ctl = static_cast<control *>(cv.take(sizeof(control)));
-    u32 *lists = static_cast<u32 *>(cv.take((size_t)SC_HUGE * nseg * 4));
+    u64 *wlists = static_cast<u64 *>(cv.take((size_t)SC_BS * nseg * 8));
+    u32 *blists = static_cast<u32 *>(cv.take((size_t)(SC_HUGE - SC_BS) * nseg * 4));
     u64 *huge = static_cast<u64 *>(cv.take((size_t)huge_cap * 16));
     void *sort_scratch = sort_bytes > 0 ? cv.take(sort_bytes) : nullptr;
 
@@ -230,10 +236,11 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     ca.limit[SC_W32] = 32;
     /* Values of V_BYTES leave the classes of 2 and 4 keys a lane empty. */
     ca.limit[SC_W64] = vmode == V_BYTES ? 32 : 64;
-    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128;
+    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128; /* < 256: wlists */
     ca.limit[SC_BS] = (u32)PS.block * PS.items;
     ca.limit[SC_BL] = (u32)large;
-    ca.lists = lists;
+    ca.wlists = wlists;
+    ca.blists = blists;
     ca.counts = ctl->counts;
     ca.bad = &ctl->bad;
     ca.huge = huge;
@@ -251,8 +258,7 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
         w.vin = j.values_in;
         w.vout = j.values_out;
         w.n = n;
-        w.offsets = reinterpret_cast<const u64 *>(a->offsets);
-        w.list = lists;
+        w.list = wlists;
         w.list_count = ctl->counts;
         w.ko = ko;
         w.vsize = (u32)j.value_size;
@@ -264,14 +270,14 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
         bs.vout = j.values_out;
         bs.n = n;
         bs.offsets = reinterpret_cast<const u64 *>(a->offsets);
-        bs.list = lists + (u64)SC_BS * nseg;
+        bs.list = blists;
         bs.list_count = ctl->counts + SC_BS;
         bs.ko = ko;
         bs.vsize = (u32)j.value_size;
         bs.vword = vword;
         bs.gen = 0;
         bs_args bl = bs;
-        bl.list = lists + (u64)SC_BL * nseg;
+        bl.list = blists + (u64)(SC_BL - SC_BS) * nseg;
         bl.list_count = ctl->counts + SC_BL;
         switch (parsum_dtype_size(j.key_dtype)) {
         case 1: s = launch_v<uint8_t>(ctx, v, w, bs, bl, nseg); break;

@@ -62,8 +62,9 @@ struct ws_args {
     const void *vin;
     void *vout;
     u64 n;
-    const u64 *offsets;
-    const u32 *list;
+    /* The segments list[0 .. *list_count), each as begin << 8 | length
+     * (at most 128 keys), clamped to [0, n) by the classification. */
+    const u64 *list;
     const u32 *list_count;
     key_order ko;
     u32 vsize, vword;
@@ -74,7 +75,11 @@ struct classify_args {
     u64 num_segments;
     u64 n;
     u32 limit[SC_HUGE]; /* largest length of each class below SC_HUGE */
-    u32 *lists;         /* [SC_HUGE][num_segments] */
+    /* [SC_BS][num_segments]: the warp classes' segments as begin << 8 |
+     * length, so that a warp sort reads one word, not the list entry and
+     * then, waiting for it, two offsets. */
+    u64 *wlists;
+    u32 *blists; /* [SC_HUGE - SC_BS][num_segments]: segment numbers */
     u32 *counts;        /* [SC_COUNT], zeroed */
     u32 *bad;           /* set when the offsets are not valid, zeroed */
     u64 *huge;          /* (begin, end) of each huge segment */
@@ -231,7 +236,7 @@ struct cmp_word<8> {
     typedef u64 type;
 };
 
-/* The 16-byte piece of compare words at p (shared memory), as words. */
+/* A 16-byte piece of compare words in shared memory. */
 template <class O>
 struct alignas(16) word_piece {
     static constexpr int N = 16 / (int)sizeof(O);
@@ -380,10 +385,13 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
     typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
     for (u64 g0 = first_of_warp; g0 < count; g0 += stride) {
         const u64 g = g0 + (threadIdx.x & 31u) / G;
-        u64 b = 0, e = 0;
-        if (g < count)
-            seg_bounds(a.offsets, a.list[g], a.n, b, e);
-        const u32 len = (u32)(e - b);
+        u64 b = 0;
+        u32 len = 0;
+        if (g < count) {
+            const u64 x = a.list[g];
+            b = x >> 8;
+            len = (u32)(x & 0xffu);
+        }
         K key[IT];
         O o[IT];
         VW val[IT];
@@ -496,8 +504,10 @@ static __global__ void __launch_bounds__(256) seg_classify_kernel(classify_args 
         __syncthreads();
         if (cls >= 0) {
             at += s_base[cls];
-            if (cls < SC_HUGE) {
-                a.lists[(u64)cls * a.num_segments + at] = (u32)s;
+            if (cls < SC_BS) {
+                a.wlists[(u64)cls * a.num_segments + at] = b << 8 | (e - b);
+            } else if (cls < SC_HUGE) {
+                a.blists[(u64)(cls - SC_BS) * a.num_segments + at] = (u32)s;
             } else if (at < a.huge_cap) {
                 a.huge[2 * (u64)at] = b;
                 a.huge[2 * (u64)at + 1] = e;
