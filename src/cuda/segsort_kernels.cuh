@@ -251,22 +251,39 @@ struct alignas(16) word_piece {
  * that the count is the key's slot in a stable order; without it, equal
  * keys get the same count. */
 template <bool EXACT, int NI, class O, int IT>
+__device__ __forceinline__ void rank_piece(const O *src, u32 q,
+                                           const O (&o)[IT],
+                                           const u32 (&pos)[IT],
+                                           u32 (&rank)[IT])
+{
+    typedef word_piece<O> P;
+    const P e = *reinterpret_cast<const P *>(src + q);
+#pragma unroll
+    for (int i = 0; i < NI; ++i)
+#pragma unroll
+        for (int k = 0; k < P::N; ++k)
+            rank[i] += EXACT ? (e.w[k] < o[i]) |
+                                   ((e.w[k] == o[i]) & (q + k < pos[i]))
+                             : (e.w[k] < o[i]);
+}
+
+/* MAXQ > 0: len <= MAXQ, the pieces unrolled (no loop counter). */
+template <bool EXACT, int NI, int MAXQ, class O, int IT>
 __device__ __forceinline__ void rank_keys(const O *src, u32 len,
                                           const O (&o)[IT],
                                           const u32 (&pos)[IT],
                                           u32 (&rank)[IT])
 {
-    typedef word_piece<O> P;
+    constexpr u32 N = word_piece<O>::N;
+    if constexpr (MAXQ > 0) {
+#pragma unroll
+        for (u32 q = 0; q < (u32)MAXQ; q += N)
+            if (q < len)
+                rank_piece<EXACT, NI>(src, q, o, pos, rank);
+    } else {
 #pragma unroll 2
-    for (u32 q = 0; q < len; q += P::N) {
-        const P e = *reinterpret_cast<const P *>(src + q);
-#pragma unroll
-        for (int i = 0; i < NI; ++i)
-#pragma unroll
-            for (int k = 0; k < P::N; ++k)
-                rank[i] += EXACT ? (e.w[k] < o[i]) |
-                                       ((e.w[k] == o[i]) & (q + k < pos[i]))
-                                 : (e.w[k] < o[i]);
+        for (u32 q = 0; q < len; q += N)
+            rank_piece<EXACT, NI>(src, q, o, pos, rank);
     }
 }
 
@@ -278,18 +295,19 @@ __device__ __forceinline__ void rank_first(u32 ni, const O *src, u32 len,
                                            u32 (&rank)[IT])
 {
     if constexpr (NI == IT) {
-        rank_keys<EXACT, IT>(src, len, o, pos, rank);
+        rank_keys<EXACT, IT, 0>(src, len, o, pos, rank);
     } else {
         if (ni <= (u32)NI)
-            rank_keys<EXACT, NI>(src, len, o, pos, rank);
+            rank_keys<EXACT, NI, 0>(src, len, o, pos, rank);
         else
             rank_first<EXACT, NI + 1>(ni, src, len, o, pos, rank);
     }
 }
 
-/* rank_keys for the keys a lane holds: ceil(len / 32) of them where IT >
- * 1 (len is then the warp's). */
-template <bool EXACT, class O, int IT>
+/* rank_keys for the keys a lane holds: its one key of a segment of at
+ * most G (the pieces unrolled), or ceil(len / 32) of them where IT > 1
+ * (len is then the warp's). */
+template <bool EXACT, int G, class O, int IT>
 __device__ __forceinline__ void rank_held(const O *src, u32 len,
                                           const O (&o)[IT],
                                           const u32 (&pos)[IT],
@@ -298,8 +316,10 @@ __device__ __forceinline__ void rank_held(const O *src, u32 len,
 #pragma unroll
     for (int i = 0; i < IT; ++i)
         rank[i] = 0;
-    rank_first<EXACT, 1>(IT == 1 ? 1u : (len + 31) / 32, src, len, o, pos,
-                         rank);
+    if constexpr (IT == 1)
+        rank_keys<EXACT, 1, G>(src, len, o, pos, rank);
+    else
+        rank_first<EXACT, 1>((len + 31) / 32, src, len, o, pos, rank);
 }
 
 /* Writes the group's compare words to its slots: word o[i] at position
@@ -425,9 +445,9 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
             pos[i] = (u32)i * G + r;
         put_words(words, len, r, o, pos);
         __syncwarp();
-        rank_held<false>(words, len, o, pos, rank);
+        rank_held<false, G>(words, len, o, pos, rank);
         if (counts_repeat<G, IT>(rank, pos, len))
-            rank_held<true>(words, len, o, pos, rank);
+            rank_held<true, G>(words, len, o, pos, rank);
         /* Every lane has read its keys and values before any is written. */
         __syncwarp();
 #pragma unroll
