@@ -202,15 +202,13 @@ parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
  * the scratch (sat_lb_bytes for a geometry with as many tiles or more),
  * its status words and tile counter zeroed on the stream; or, TAGGED, the
  * status words and counter in the context's tagged buffer (the counter
- * first, then hst, vst, wpk), to be tagged with lb->tag (the scratch's
- * status words are then left unused, so the carve is the same). */
+ * first, then hst, vst, wpk), to be tagged with lb->tag. */
 template <class Acc, int CH>
 parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
                           sat_lb<Acc> *lb, bool tagged = false)
 {
     const u64 tiles = g.bands * g.strips;
-    unsigned char *status = static_cast<unsigned char *>(
-        cv.take(sat_lb_status_bytes(g)));
+    unsigned char *status = NULL;
     lb->tag = lb->tile_base = 0;
     if (tagged) {
         void *buf = NULL;
@@ -224,6 +222,7 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
         lb->vst = lb->hst + tiles;
         lb->wpk = reinterpret_cast<u64 *>(lb->vst + tiles);
     } else {
+        status = static_cast<unsigned char *>(cv.take(sat_lb_status_bytes(g)));
         lb->hst = reinterpret_cast<u32 *>(status);
         lb->vst = lb->hst + tiles;
         lb->counter = lb->vst + tiles;

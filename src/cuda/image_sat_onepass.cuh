@@ -61,6 +61,30 @@ __device__ __forceinline__ bool sat_window_ready(u32 v, int &last)
     return (none & need) == 0u;
 }
 
+/* Waits until the window of predecessors pred(base) .. pred(base + 31)
+ * (those below n; lane k reads pred(base + k)'s status, tagged with tag)
+ * can be summed (sat_window_ready), then fences so that their values can
+ * be read. Returns the nearest inclusive one's lane, -1 if none. Past the
+ * first tile of the band or strip there is nothing to add, which ends the
+ * look-back like an inclusive value. */
+template <class Pred>
+__device__ __forceinline__ int sat_window_wait(const u32 *st, u64 n, u64 base,
+                                               Pred pred, u32 tag)
+{
+    const int lane = threadIdx.x & 31;
+    int last;
+    for (;;) {
+        const u32 v =
+            base + lane < n
+                ? sat_status_of(parsum_k::ld_status(st + pred(base + lane)), tag)
+                : SAT_INC;
+        if (sat_window_ready(v, last))
+            break;
+    }
+    parsum_k::fence_gpu();
+    return last;
+}
+
 /* Decoupled look-back of one warp (all lanes call; warp-uniform n):
  * pred(k) is the tile k + 1 steps back, for k < n; add(p, inc) adds tile
  * p's values, its inclusive ones when inc. Lane k reads the status of
@@ -74,28 +98,13 @@ template <int UNROLL = 4, class Pred, class Add>
 __device__ __forceinline__ void sat_lookback(const u32 *st, u64 n, Pred pred,
                                              Add add, u32 tag = 0)
 {
-    const int lane = threadIdx.x & 31;
     for (u64 base = 0; base < n; base += 32) {
-        u32 v;
-        int last;
-        for (;;) {
-            /* Past the first tile of the band or strip: nothing to add,
-             * which ends the look-back like an inclusive value. */
-            v = base + lane < n
-                    ? sat_status_of(parsum_k::ld_status(st + pred(base + lane)),
-                                    tag)
-                    : SAT_INC;
-            if (sat_window_ready(v, last))
-                break;
-        }
-        parsum_k::fence_gpu();
+        const int last = sat_window_wait(st, n, base, pred, tag);
         const int cnt = last < 0 ? 32 : last + 1;
 #pragma unroll UNROLL
-        for (int j = 0; j < cnt; j++) {
-            const u32 vj = __shfl_sync(0xffffffffu, v, j);
+        for (int j = 0; j < cnt; j++)
             if (base + j < n)
-                add(pred(base + j), vj == SAT_INC);
-        }
+                add(pred(base + j), j == last);
         if (last >= 0)
             return;
     }

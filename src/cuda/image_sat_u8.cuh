@@ -454,21 +454,11 @@ __device__ __forceinline__ void u8_lookback_cols(const sat_lb<u32> &lb,
                                                    const uint4 &col)
 {
     constexpr int BATCH = 16;
-    const int lane = threadIdx.x & 31;
     uint4 v = make_uint4(0u, 0u, 0u, 0u);
     for (u64 base = 0; base < b; base += 32) {
-        int last;
-        for (;;) {
-            const u32 st =
-                base + lane < b
-                    ? sat_status_of(parsum_k::ld_status(
-                                        lb.vst + tile - (base + lane + 1) * strips),
-                                    lb.tag)
-                    : SAT_INC;
-            if (sat_window_ready(st, last))
-                break;
-        }
-        parsum_k::fence_gpu();
+        const int last = sat_window_wait(
+            lb.vst, b, base, [&](u64 k) { return tile - (k + 1) * strips; },
+            lb.tag);
         /* Aggregates before the inclusive one (all 32 when there is none:
          * then every lane's tile lies below b). */
         const int nagg = last < 0 ? 32 : last;

@@ -334,7 +334,7 @@ __device__ __forceinline__ void put_words(O *words, u32 len, u32 r,
     for (int i = 0; i < IT; ++i)
         if (pos[i] < len)
             words[pos[i]] = o[i];
-    if (r < N && len % N != 0 && r < N - len % N)
+    if (len % N != 0 && r < N - len % N)
         words[len + r] = ~(O)0;
 }
 
