@@ -178,6 +178,12 @@ if want tests; then
     # The examples run on the automatic backend: the GPU here.
     run ctest_cuda 60 240 ctest --test-dir "$BUILD" -L 'cuda|examples' \
         -LE huge --output-on-failure -j3
+    # Look-back state tagged with the call: through the re-zeroing of the
+    # tags' range, and the zeroing path it replaces.
+    run tags_rezero 30 120 env PARSUM_TEST_BACKEND=cuda PARSUM_TEST_QUICK=1 \
+        PARSUM_CUDA_TAG_FIRST=1073741800 "$BUILD/tests/parsum_tests" test_scan
+    run tags_off 30 120 env PARSUM_TEST_BACKEND=cuda PARSUM_TEST_QUICK=1 \
+        PARSUM_CUDA_SCAN_TAGS=0 "$BUILD/tests/parsum_tests" test_scan
 fi
 
 # ---- 3. benchmarks ----------------------------------------------------------

@@ -142,6 +142,56 @@ static void test_ten_million(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Calls in a row whose look-back state overlaps: on the GPU the plain
+ * scan's tile descriptors are not zeroed between calls but tagged with
+ * the call (src/cuda/NOTES.md section 2), so a descriptor a larger or
+ * earlier call left behind, of the same dtype or another of the same
+ * descriptor size, must read as unpublished. Sizes alternate between many
+ * tiles and a few, dtypes between 4- and 8-byte values, the data change
+ * every call. PARSUM_CUDA_TAG_FIRST near 2^30 runs this through the
+ * buffer's periodic re-zeroing. */
+static void test_state_reuse(void **state)
+{
+    (void)state;
+    static const scan_case cases[] = {{PARSUM_I32, PARSUM_SUM},
+                                      {PARSUM_F64, PARSUM_SUM},
+                                      {PARSUM_U8, PARSUM_MAX},
+                                      {PARSUM_F32, PARSUM_SUM},
+                                      {PARSUM_I64, PARSUM_XOR}};
+    static const size_t sizes[] = {(size_t)1 << 21, 3 * 8192 + 5, 70001,
+                                   (size_t)1 << 20, 2 * 8192 + 1};
+    const size_t max = (size_t)1 << 21;
+    size_t failures = 0;
+    unsigned char *in = tu_malloc(max * 8), *want = tu_malloc(max * 8),
+                  *got = tu_malloc(max * 8);
+    void *din = tu_dev_alloc(max * 8), *dout = tu_dev_alloc(max * 8);
+    char what[200];
+    for (int round = 0; round < 12; round++) {
+        const scan_case *c = &cases[round % 5];
+        const size_t n = sizes[(round * 3) % 5];
+        const size_t es = parsum_dtype_size(c->dtype);
+        const unsigned flags = all_flags[round % 4];
+        tu_rng r = tu_rng_for(c->dtype, c->op, n, 1000 + round);
+        tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
+        parsum__ref_scan(in, want, n, c->dtype, c->op, flags);
+        tu_upload(din, in, n * es);
+        tu_dev_poison(dout, n * es);
+        TU_OK(parsum_scan(tu_ctx, din, dout, n, c->dtype, c->op, flags));
+        tu_download(got, dout, n * es);
+        snprintf(what, sizeof what, "scan %s %s %s %s n=%zu, call %d of a row",
+                 parsum_backend_name(tu_backend), parsum_dtype_name(c->dtype),
+                 parsum_op_name(c->op), tu_flags_name(flags), n, round);
+        if (tu_compare_op(c->dtype, c->op, want, got, n, what) != 0)
+            failures++;
+    }
+    tu_dev_free(din);
+    tu_dev_free(dout);
+    free(in);
+    free(want);
+    free(got);
+    assert_int_equal(failures, 0);
+}
+
 /* parsum.h, checked without the reference: "a NaN operand yields the other
  * operand ... the result is NaN only if all operands are NaN", so on an
  * all-NaN input every inclusive prefix and the reduce are NaN, and an
@@ -366,6 +416,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_float_sum_error_bound),
     cmocka_unit_test(test_reduce_result_in_context_memory),
     cmocka_unit_test(test_ten_million),
+    cmocka_unit_test(test_state_reuse),
 };
 
 PARSUM_TEST_MAIN(test_scan)

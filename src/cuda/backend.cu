@@ -254,11 +254,14 @@ static void state_detach_device(parsum_context *ctx)
         (void)cudaFree(st->dev_counter);
     st->dev_counter = NULL;
     st->dev_result = NULL;
-    if (st->tagged != NULL)
-        (void)cudaFree(st->tagged);
-    st->tagged = NULL;
-    st->tagged_bytes = 0;
-    st->tagged_call = 0;
+    for (int i = 0; i < PARSUM__TAGGED_COUNT; ++i) {
+        parsum__cuda_tagged *t = &st->tagged[i];
+        if (t->buf != NULL)
+            (void)cudaFree(t->buf);
+        t->buf = NULL;
+        t->bytes = 0;
+        t->call = 0;
+    }
     (void)cudaGetLastError();
 }
 
@@ -277,43 +280,44 @@ static unsigned tagged_first(void)
     return v < TAG_LAST ? (unsigned)v : 0;
 }
 
-parsum_status parsum__cuda_tagged_status(parsum_context *ctx, size_t bytes,
-                                         unsigned tiles, void **buf,
-                                         unsigned *tag, unsigned *tile_base)
+parsum_status parsum__cuda_tagged_status(parsum_context *ctx, int which,
+                                         size_t bytes, unsigned claims,
+                                         void **buf, unsigned *tag,
+                                         unsigned *tile_base)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    if (bytes > st->tagged_bytes) {
-        if (st->tagged != NULL) {
+    parsum__cuda_tagged *t = &st->tagged[which];
+    if (bytes > t->bytes) {
+        if (t->buf != NULL) {
             /* Earlier calls may still read the old buffer. */
             PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
-            (void)cudaFree(st->tagged);
-            st->tagged = NULL;
-            st->tagged_bytes = 0;
+            (void)cudaFree(t->buf);
+            t->buf = NULL;
+            t->bytes = 0;
         }
         const size_t want = bytes < 4096 ? 4096 : bytes;
-        PARSUM_CUDA_TRY(ctx, cudaMalloc(&st->tagged, want));
-        st->tagged_bytes = want;
-        st->tagged_call = 0;
+        PARSUM_CUDA_TRY(ctx, cudaMalloc(&t->buf, want));
+        t->bytes = want;
+        t->call = 0;
     }
     /* The tag is 30 bits wide; 0 is never used, so a zeroed word reads as
      * unpublished in every call. */
-    if (st->tagged_call == 0 || st->tagged_call >= TAG_LAST) {
-        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(st->tagged, 0, st->tagged_bytes,
-                                             st->stream));
-        st->tagged_call = tagged_first();
-        st->tagged_claimed = 0;
+    if (t->call == 0 || t->call >= TAG_LAST) {
+        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(t->buf, 0, t->bytes, st->stream));
+        t->call = tagged_first();
+        t->claimed = 0;
     }
-    st->tagged_call++;
-    *buf = st->tagged;
-    *tag = st->tagged_call << 2;
-    *tile_base = st->tagged_claimed;
-    st->tagged_claimed += tiles;
+    t->call++;
+    *buf = t->buf;
+    *tag = t->call << 2;
+    *tile_base = t->claimed;
+    t->claimed += claims; /* wraps as the device's counter does */
     return PARSUM_OK;
 }
 
-void parsum__cuda_tagged_reset(parsum_context *ctx)
+void parsum__cuda_tagged_reset(parsum_context *ctx, int which)
 {
-    parsum__cuda_st(ctx)->tagged_call = 0;
+    parsum__cuda_st(ctx)->tagged[which].call = 0;
 }
 
 bool parsum__cuda_available(void)

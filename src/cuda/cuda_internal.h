@@ -65,6 +65,26 @@ struct parsum__cuda_module; /* a compiled custom operator (custom.cu) */
 struct parsum__cuda_cmp_module; /* a compiled comparator (sort_custom.cu) */
 struct parsum__cuda_pred_module; /* a compiled predicate (select_custom.cu) */
 
+/* Layouts of tagged look-back state (parsum__cuda_tagged_status): the
+ * u8 summed-area table's status words, and the plain scan's packed
+ * descriptors of 8 and of 16 bytes (status word first). */
+enum {
+    PARSUM__TAGGED_SAT = 0,
+    PARSUM__TAGGED_DESC8 = 1,
+    PARSUM__TAGGED_DESC16 = 2,
+    PARSUM__TAGGED_COUNT = 3
+};
+
+/* One tagged buffer: its memory, size, the last call's number (0: zero
+ * the buffer before the next call) and the claims its counter has handed
+ * out since it was zeroed. */
+struct parsum__cuda_tagged {
+    void *buf;
+    size_t bytes;
+    unsigned call;
+    unsigned claimed;
+};
+
 struct parsum__cuda_state {
     int device;           /* CUDA device ordinal */
     cudaStream_t stream;  /* where all work is enqueued; 0 = legacy default */
@@ -94,32 +114,31 @@ struct parsum__cuda_state {
     parsum__cuda_pred_module *pred_modules; /* custom predicates, too */
     int pred_module_count;
     /* Look-back status words that calls tag instead of zeroing
-     * (parsum__cuda_tagged_status): the buffer, its size, the last call's
-     * number (0: zero the buffer before the next call) and the tiles the
-     * buffer's counter has handed out since it was zeroed. */
-    void *tagged;
-    size_t tagged_bytes;
-    unsigned tagged_call;
-    unsigned tagged_claimed;
+     * (parsum__cuda_tagged_status), one buffer per layout
+     * (PARSUM__TAGGED_*). */
+    parsum__cuda_tagged tagged[PARSUM__TAGGED_COUNT];
 };
 
 /* Status words for a look-back kernel that tags them with the call, so
  * that no memset has to run before it (a launch of its own on the
  * stream: about 1 us on an H200, 0.8 % of an 8192^2 u8 summed-area
- * table). *buf gets
- * `bytes` bytes (zero-filled when allocated, and again every 2^30 calls:
- * the tags' range), the tile counter at its start; *tag: this call's
- * number times 4, which the kernel ORs into every status word it writes
- * (bits 0 and 1 hold the status) and requires of every word it reads;
- * *tile_base: what the counter, never reset in between, holds when the
- * kernel starts, given that it launches exactly `tiles` blocks that each
- * add 1. Words left by other calls carry other tags, so they read as
+ * table). `which` names the layout (PARSUM__TAGGED_*): a buffer only ever
+ * holds words of one layout, so a word where a call expects a status was
+ * written as a status, never as a value that might happen to look like
+ * one. *buf gets `bytes` bytes (zero-filled when allocated, and again
+ * every 2^30 calls: the tags' range), the tile counter at its start; *tag:
+ * this call's number times 4, which the kernel ORs into every status word
+ * it writes (bits 0 and 1 hold the status) and requires of every word it
+ * reads; *tile_base: what the counter, never reset in between, holds when
+ * the kernel starts, given that its blocks add exactly `claims` to it in
+ * all. Words left by other calls carry other tags, so they read as
  * unpublished. The buffer is the context's own: nothing else writes it.
  * A failed launch must call parsum__cuda_tagged_reset. */
-parsum_status parsum__cuda_tagged_status(parsum_context *ctx, size_t bytes,
-                                         unsigned tiles, void **buf,
-                                         unsigned *tag, unsigned *tile_base);
-void parsum__cuda_tagged_reset(parsum_context *ctx);
+parsum_status parsum__cuda_tagged_status(parsum_context *ctx, int which,
+                                         size_t bytes, unsigned claims,
+                                         void **buf, unsigned *tag,
+                                         unsigned *tile_base);
+void parsum__cuda_tagged_reset(parsum_context *ctx, int which);
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
 {

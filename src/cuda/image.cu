@@ -213,8 +213,8 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
     if (tagged) {
         void *buf = NULL;
         parsum_status s = parsum__cuda_tagged_status(
-            ctx, sat_lb_status_bytes(g), (unsigned)tiles, &buf, &lb->tag,
-            &lb->tile_base);
+            ctx, PARSUM__TAGGED_SAT, sat_lb_status_bytes(g), (unsigned)tiles,
+            &buf, &lb->tag, &lb->tile_base);
         if (s != PARSUM_OK)
             return s;
         lb->counter = static_cast<u32 *>(buf);
@@ -292,7 +292,7 @@ parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
         e = cudaGetLastError();
     }
     if (e != cudaSuccess && tagged)
-        parsum__cuda_tagged_reset(ctx); /* the counter did not move */
+        parsum__cuda_tagged_reset(ctx, PARSUM__TAGGED_SAT); /* counter unmoved */
     PARSUM_CUDA_TRY(ctx, e);
     return PARSUM_OK;
 }

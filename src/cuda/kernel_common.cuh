@@ -184,13 +184,19 @@ struct scan_args {
     u64 n;         /* elements, > 0 */
     u32 num_tiles; /* ceil(n / tile), < 2^31; the grid has this many blocks */
     u32 options;   /* OPT_* bits */
-    u32 *counter;  /* next tile to hand out; zeroed before the launch */
+    u32 *counter;  /* next tile to hand out (minus tile_base) */
     u32 *agg;      /* per-tile aggregate descriptors, desc_bytes each */
     u32 *incl;     /* per-tile inclusive-prefix descriptors */
     u32 *agg_status;  /* unpacked descriptors only: status words of agg */
     u32 *incl_status; /* and of incl; (packed: unused) */
     /* Statuses (packed descriptors or status words) are zeroed before the
-     * launch. */
+     * launch, the counter too (tag = tile_base = 0); or, for the plain
+     * scan, they carry the call's tag (bits 2-31 of every status word
+     * this call writes; a word with another tag reads as TILE_NONE) and
+     * the counter, never reset, starts at tile_base
+     * (parsum__cuda_tagged_status). */
+    u32 tag;
+    u32 tile_base;
     /* Segmented scans (policies seg_scan_flags, seg_reduce_flags below). */
     const u32 *flags; /* packed head flags; element i is bit flag_off + i */
     u64 flag_off;     /* < 32 */

@@ -45,10 +45,11 @@ parsum_status check_alignment(parsum_context *ctx, const void *p,
  * [counter | agg descriptors | incl descriptors | (unpacked descriptors:)
  * agg statuses | incl statuses]. What holds statuses must be zeroed before
  * each launch: everything for packed descriptors, which carry their
- * status, else the counter and the status words. */
+ * status, else the counter and the status words; unless the scan tags
+ * them with the call (tagged_kind). */
 namespace {
 struct state_layout {
-    size_t tiles, off_agg, off_incl, off_stat, bytes;
+    size_t tiles, desc, off_agg, off_incl, off_stat, bytes;
     bool packed;
 };
 
@@ -62,12 +63,36 @@ state_layout layout_for(size_t elem_size, size_t scan_size, size_t n,
     const size_t pv = seg ? elem_size : 0;
     const size_t desc = parsum_k::desc_bytes(scan_size, pv);
     L.tiles = n / tile + (n % tile != 0);
+    L.desc = desc;
     L.packed = parsum_k::desc_packed(scan_size, pv);
     L.off_agg = 64;
     L.off_incl = round_up(L.off_agg + desc * L.tiles, 64);
     L.off_stat = round_up(L.off_incl + desc * L.tiles, 64);
     L.bytes = L.packed ? L.off_stat : L.off_stat + 8 * L.tiles;
     return L;
+}
+/* Whether the scan's tiles tag their descriptors with the call
+ * (PARSUM_CUDA_SCAN_TAGS=0 in the environment: zero them before each
+ * launch instead; for measurements and tests). */
+bool scan_tags_on()
+{
+    static const bool on = [] {
+        const char *e = getenv("PARSUM_CUDA_SCAN_TAGS");
+        return e == NULL || strcmp(e, "0") != 0;
+    }();
+    return on;
+}
+
+/* The tagged buffer (PARSUM__TAGGED_*) a scan with state layout L uses,
+ * or -1 where it zeroes its state: one tile (no state), segmented and
+ * keyed scans, state the caller gives, unpacked descriptors. */
+int tagged_kind(const state_layout &L, bool seg, bool caller_state)
+{
+    if (L.tiles <= 1 || seg || caller_state || !L.packed || !scan_tags_on())
+        return -1;
+    return L.desc == 8    ? PARSUM__TAGGED_DESC8
+           : L.desc == 16 ? PARSUM__TAGGED_DESC16
+                          : -1;
 }
 } /* namespace */
 
@@ -100,8 +125,30 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
                             "CUDA scan supports at most 2^31 - 1 tiles",
                             st->api, c->n, L.tiles,
                             (size_t)parsum_k::scan_tile_elems(size, seg));
+    size_t grid = L.tiles;
+    if (c->pipe_blocks != NULL) {
+        size_t cap = (size_t)*c->pipe_blocks * (size_t)st->sm_count;
+        if (st->scan_blocks_cap != 0 && st->scan_blocks_cap < cap)
+            cap = st->scan_blocks_cap;
+        if (grid > cap)
+            grid = cap;
+    }
     unsigned char *scratch = static_cast<unsigned char *>(c->state);
-    if (L.tiles > 1) {
+    /* The plain scan's descriptors are tagged with the call instead of
+     * zeroed (one launch fewer); segmented and keyed scans, whose state
+     * the caller may carve or lay out otherwise, zero theirs. */
+    const int tag_kind = tagged_kind(L, seg, c->state != NULL);
+    unsigned tag = 0, tile_base = 0;
+    if (tag_kind >= 0) {
+        /* A pipelined block claims one number past the last tile. */
+        const size_t claims = L.tiles + (c->pipe_blocks != NULL ? grid : 0);
+        void *buf = NULL;
+        parsum_status ts = parsum__cuda_tagged_status(
+            ctx, tag_kind, L.bytes, (unsigned)claims, &buf, &tag, &tile_base);
+        if (ts != PARSUM_OK)
+            return ts;
+        scratch = static_cast<unsigned char *>(buf);
+    } else if (L.tiles > 1) {
         if (scratch == NULL)
             scratch = static_cast<unsigned char *>(
                 parsum__scratch(ctx, L.bytes, st->api));
@@ -145,19 +192,16 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     a.key_size = c->key_size;
     a.total = c->total;
     a.out_count = c->out_count;
+    a.tag = tag;
+    a.tile_base = tile_base;
 
-    size_t grid = L.tiles;
-    if (c->pipe_blocks != NULL) {
-        size_t cap = (size_t)*c->pipe_blocks * (size_t)st->sm_count;
-        if (st->scan_blocks_cap != 0 && st->scan_blocks_cap < cap)
-            cap = st->scan_blocks_cap;
-        if (grid > cap)
-            grid = cap;
-    }
     void *args[] = {&a, const_cast<void *>(l->id), const_cast<void *>(l->pad)};
-    PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(c->kernel, dim3((unsigned)grid),
-                                          dim3((unsigned)pol.block), args,
-                                          c->smem, st->stream));
+    const cudaError_t e =
+        cudaLaunchKernel(c->kernel, dim3((unsigned)grid),
+                         dim3((unsigned)pol.block), args, c->smem, st->stream);
+    if (e != cudaSuccess && tag_kind >= 0)
+        parsum__cuda_tagged_reset(ctx, tag_kind); /* the counter did not move */
+    PARSUM_CUDA_TRY(ctx, e);
     return PARSUM_OK;
 }
 

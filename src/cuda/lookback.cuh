@@ -35,14 +35,15 @@ __device__ __forceinline__ void poll_pause()
 
 /* The next tile number, handed out in order by the counter (so a tile
  * only ever waits for tiles already claimed); every thread of the block
- * gets it. A grid of one block has only tile 0 and needs no counter. */
+ * gets it. A grid of one block has only tile 0 and needs no counter. The
+ * counter starts at base (a tagged one is never reset: scan_args). */
 __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
-                                          bool single)
+                                          bool single, u32 base = 0u)
 {
     if (single)
         return 0u;
     if (threadIdx.x == 0)
-        s_tile = atomicAdd(counter, 1u);
+        s_tile = atomicAdd(counter, 1u) - base;
     __syncthreads();
     return s_tile;
 }
@@ -64,11 +65,12 @@ __device__ __forceinline__ u32 claim_tile(u32 *counter, u32 &s_tile,
  * finish() must have read before its own barrier; and s_tile, written by
  * one thread while the others run, must not share a 16-byte block with
  * anything they read (the compiler may load that block whole: declare it
- * alignas(16), as select_tile_kernel does). */
+ * alignas(16), as select_tile_kernel does). The counter starts at base;
+ * every block takes exactly one number of num_tiles or more. */
 template <class Tile, bool AHEAD, class Load, class Finish>
 __device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
                                               u32 &s_tile, Load &load,
-                                              Finish &finish)
+                                              Finish &finish, u32 base = 0u)
 {
     constexpr unsigned PF = 32u; /* AHEAD: blocks of at least 64 threads */
     Tile A, B;
@@ -76,18 +78,18 @@ __device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
     /* the next tile number for every thread */
     auto next = [&]() -> u32 {
         if (!AHEAD)
-            return claim_tile(counter, s_tile, false);
+            return claim_tile(counter, s_tile, false, base);
         return s_tile;
     };
     auto ahead = [&]() {
         if (AHEAD && threadIdx.x == PF)
-            pf = atomicAdd(counter, 1u);
+            pf = atomicAdd(counter, 1u) - base;
     };
     auto hand_over = [&]() {
         if (AHEAD && threadIdx.x == PF)
             s_tile = pf;
     };
-    A.c = claim_tile(counter, s_tile, false);
+    A.c = claim_tile(counter, s_tile, false, base);
     if (A.c >= num_tiles)
         return;
     ahead();
@@ -122,11 +124,13 @@ __device__ __forceinline__ void two_tile_loop(u32 num_tiles, u32 *counter,
 }
 
 /* Publishes value v with status st in descriptor idx of desc (status
- * words in status, for unpacked descriptors). */
+ * words in status, for unpacked descriptors), tagged with tag
+ * (scan_args::tag). */
 template <class T>
 __device__ __forceinline__ void publish(u32 *desc, u32 *status, u64 idx,
-                                        u32 st, const T &v)
+                                        u32 st, const T &v, u32 tag)
 {
+    st |= tag;
     if constexpr (sizeof(T) <= 4) {
         u32 w = 0u;
         memcpy(&w, &v, sizeof(T));
@@ -156,11 +160,18 @@ __device__ __forceinline__ void publish(u32 *desc, u32 *status, u64 idx,
     }
 }
 
-/* Reads descriptor idx: returns its status and, when that is not
- * TILE_NONE, sets v to its value. */
+/* The status a word holds for the call tagged tag: TILE_NONE when
+ * another call wrote it. */
+__device__ __forceinline__ u32 status_of(u32 word, u32 tag)
+{
+    return (word & ~3u) == tag ? word & 3u : TILE_NONE;
+}
+
+/* Reads descriptor idx: returns its status (for the call tagged tag) and,
+ * when that is not TILE_NONE, sets v to its value. */
 template <class T>
 __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
-                                    u64 idx, T &v)
+                                    u64 idx, T &v, u32 tag)
 {
     if constexpr (sizeof(T) <= 4) {
         u32 st, w;
@@ -169,7 +180,7 @@ __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
                      : "l"(desc + idx * 2u)
                      : "memory");
         memcpy(&v, &w, sizeof(T));
-        return st;
+        return status_of(st, tag);
     } else if constexpr (sizeof(T) <= 8) {
         u64 st, w;
         asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
@@ -177,7 +188,7 @@ __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
                      : "l"(desc + idx * 4u)
                      : "memory");
         memcpy(&v, &w, sizeof(T));
-        return (u32)st;
+        return status_of((u32)st, tag);
     } else if constexpr (packed_desc<T>::value) {
         u32 w[4];
         asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -187,9 +198,9 @@ __device__ __forceinline__ u32 peek(const u32 *desc, const u32 *status,
         unsigned char *p = reinterpret_cast<unsigned char *>(&v);
         memcpy(p, &w[2], 8);
         memcpy(p + 8, &w[1], 4);
-        return w[0];
+        return status_of(w[0], tag);
     } else {
-        u32 st = ld_status(status + idx);
+        const u32 st = status_of(ld_status(status + idx), tag);
         if (st != TILE_NONE) {
             fence_gpu();
             v = load_slot<T>(desc, idx);
@@ -224,7 +235,7 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     const u32 g = c >> 5, pos = c & 31u;
     const bool last = pos == 31u;
     if (lane == 0 && !last)
-        publish(a.agg, a.agg_status, c, TILE_AGG, agg);
+        publish(a.agg, a.agg_status, c, TILE_AGG, agg, a.tag);
 
     /* Lane i waits for A(32g + i) (i < pos), GA(g - 32 + i) (groups >= 0),
      * lane 0 for GP(g - 33) and, in the last tile, lane 1 for GP(g - 32).
@@ -240,16 +251,18 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
         for (;;) {
             if (!has_a)
                 has_a = peek(a.agg, a.agg_status, (u64)g * 32u + lane,
-                             va) >= TILE_AGG;
+                             va, a.tag) >= TILE_AGG;
             if (!has_ga)
                 has_ga = peek(a.agg, a.agg_status, (u64)gi * 32u + 31u,
-                              vga) >= GROUP_AGG;
+                              vga, a.tag) >= GROUP_AGG;
             if (!has_gp)
                 has_gp = peek(a.incl, a.incl_status,
-                              ((u64)g - 33u) * 32u + 31u, vgp) >= GROUP_INCL;
+                              ((u64)g - 33u) * 32u + 31u, vgp,
+                              a.tag) >= GROUP_INCL;
             if (!has_gq)
                 has_gq = peek(a.incl, a.incl_status,
-                              ((u64)g - 32u) * 32u + 31u, vgq) >= GROUP_INCL;
+                              ((u64)g - 32u) * 32u + 31u, vgq,
+                              a.tag) >= GROUP_INCL;
             if (__all_sync(PARSUM_K_FULL_MASK,
                            has_a && has_ga && has_gp && has_gq))
                 return;
@@ -261,7 +274,7 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
     if (last) {
         const T ga = shfl_idx(op(local, agg), 0);
         if (lane == 0)
-            publish(a.agg, a.agg_status, c, GROUP_AGG, ga);
+            publish(a.agg, a.agg_status, c, GROUP_AGG, ga, a.tag);
         has_ga = gi < 0;
         has_gp = !(lane == 0 && g >= 33u);
         has_gq = !(lane == 1 && g >= 32u);
@@ -272,7 +285,7 @@ __device__ __forceinline__ T lookback_groups(const scan_args &a, u32 c,
         T gpq = shfl_idx(vgq, 1);
         if (lane == 0)
             publish(a.incl, a.incl_status, c, GROUP_INCL,
-                    g >= 32u ? op(gpq, gfold) : gfold);
+                    g >= 32u ? op(gpq, gfold) : gfold, a.tag);
     }
     if (g == 0)
         return local;
@@ -294,7 +307,7 @@ __device__ __forceinline__ u32 wait_window(const scan_args &a, long long t,
     v = pad;
     for (;;) {
         if (!have) {
-            st = peek(a.agg, a.agg_status, (u64)t, v);
+            st = peek(a.agg, a.agg_status, (u64)t, v, a.tag);
             have = st != TILE_NONE;
         }
         if (__all_sync(PARSUM_K_FULL_MASK, have))
@@ -320,7 +333,8 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
 {
     static_assert(packed_desc<T>::value, "classic look-back: packed only");
     if (lane == 0 && !PRE)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
+                a.tag);
     if (c == 0)
         return agg;
     T x = pad;
@@ -336,7 +350,7 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
         top -= 32;
     }
     if (lane == 0)
-        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
+        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg), a.tag);
     return x;
 }
 
@@ -368,7 +382,8 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
     static_assert(packed_desc<T>::value, "left look-back: packed only");
     constexpr int W = sizeof(T) <= 4 ? 2 : 1; /* registers */
     if (lane == 0 && !PRE)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
+                a.tag);
     if (c == 0)
         return agg;
     /* Window w holds tiles c - 32 (w + 1) .. c - 32 w - 1, one per lane;
@@ -422,7 +437,7 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
         if (w <= nw)
             fold(x, v[w], w == nw ? inc[w] : 0u);
     if (lane == 0)
-        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg));
+        publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg), a.tag);
     return x;
 }
 
@@ -444,7 +459,8 @@ __device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
                                                  const T &agg, int lane)
 {
     if (lane == 0)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg);
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
+                a.tag);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
                 if (lane == 0)
                     publish(a.agg, a.agg_status, t.c,
                             (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG,
-                            S{g.v, g.k ? 1u : 0u});
+                            S{g.v, g.k ? 1u : 0u}, a.tag);
             } else {
                 lookback_publish(a, t.c, g, lane);
             }
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     };
 
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
-                                 finish);
+                                 finish, a.tile_base);
 }
 
 } /* namespace parsum_k */

@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
     const bool single = gridDim.x == 1;
 
     /* 1. Claim the next tile. */
-    const u32 c = claim_tile(a.counter, s_tile, single);
+    const u32 c = claim_tile(a.counter, s_tile, single, a.tile_base);
     const u64 j = REV ? (u64)(a.num_tiles - 1u - c) : (u64)c;
     const u64 tile_base = j * TILE;
     const bool full = tile_base + TILE <= a.n;
@@ -514,15 +514,16 @@ __device__ __forceinline__ T pipe_lookback(const scan_args &a, u32 c,
 }
 
 /* One tile of scan_pipe_kernel in the registers of its block: the
- * elements (scan order as in scan_kernel), each row's lane-exclusive
- * prefixes le and the row prefixes rp within the warp, the tile number
- * and (warp 0) the tile's aggregate. */
+ * elements (scan order as in scan_kernel), per row the fold of what
+ * precedes this thread's vector in its warp (ex[r] = rp[r] (+) le[r] of
+ * row_scans; pad for row 0 of lane 0: one value per row, not two, which
+ * keeps two tiles in 128 registers without spilling) and the tile
+ * number. (The tile's aggregate is folded again from the warp totals in
+ * shared memory when it is needed: a register less per tile.) */
 template <class T, int R, int V>
 struct pipe_tile {
     T y[R][V];
-    T le[R];
-    T rp[R];
-    T agg;
+    T ex[R];
     u32 c;
 };
 
@@ -568,6 +569,14 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
 
     const tile_layout<R, V, REV, NWARP> lay{warp, lane};
     auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
+    /* The aggregate of the tile whose warp totals are in s_wtot[buf]. */
+    auto tile_agg = [&](int buf) {
+        T g = s_wtot[buf * NWARP];
+#pragma unroll
+        for (int i = 1; i < NWARP; ++i)
+            g = op(g, s_wtot[buf * NWARP + i]);
+        return g;
+    };
     /* Loads tile t.c and scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */
@@ -576,22 +585,23 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         const T *in = static_cast<const T *>(a.in) + base;
         tile_load<T, R, V, REV>(t.y, in, lay, base + TILE <= a.n, a.n - base,
                                 vec, pad);
-        const T wtot = row_scans<T, R, V>(t.y, t.le, t.rp, lane, pad, op);
+        T le[R], rp[R];
+        const T wtot = row_scans<T, R, V>(t.y, le, rp, lane, pad, op);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            t.ex[r] = r == 0 ? (lane > 0 ? le[0] : pad)
+                             : (lane > 0 ? op(rp[r], le[r]) : rp[r]);
         if (lane == 0)
             s_wtot[buf * NWARP + warp] = wtot;
         __syncthreads();
-        if (warp == 0) {
-            T g = s_wtot[buf * NWARP];
-            for (int i = 1; i < NWARP; ++i)
-                g = op(g, s_wtot[buf * NWARP + i]);
-            t.agg = g;
-            lookback_publish(a, t.c, g, lane);
-        }
+        if (warp == 0)
+            lookback_publish(a, t.c, tile_agg(buf), lane);
     };
     /* Looks back for tile t.c, then scans and stores it. */
     auto finish = [&](tile_t &t, int buf) {
         if (warp == 0) {
-            const T xc = pipe_lookback<LOOKBACK>(a, t.c, t.agg, pad, lane, op);
+            const T xc =
+                pipe_lookback<LOOKBACK>(a, t.c, tile_agg(buf), pad, lane, op);
             if (lane == 0)
                 *s_x = xc;
         }
@@ -612,12 +622,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         for (int r = 0; r < R; ++r) {
             T acc = p;
             bool hr = has;
-            if (r > 0) {
-                acc = hr ? op(acc, t.rp[r]) : t.rp[r];
-                hr = true;
-            }
-            if (lane > 0) {
-                acc = hr ? op(acc, t.le[r]) : t.le[r];
+            if (r > 0 || lane > 0) {
+                acc = hr ? op(acc, t.ex[r]) : t.ex[r];
                 hr = true;
             }
 #pragma unroll
@@ -640,7 +646,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     /* Claims with a barrier: finish() reads s_wtot[buf] after its
      * barrier, and the next load() of the same buffer writes it. */
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
-                                 finish);
+                                 finish, a.tile_base);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
              * prefix; tile 0's is inclusive anyway. */
             if (lane == 0)
                 publish(a.agg, a.agg_status, t.c,
-                        (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g);
+                        (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
         }
     };
 
@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     };
 
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
-                                 finish);
+                                 finish, a.tile_base);
 }
 
 } /* namespace parsum_k */
