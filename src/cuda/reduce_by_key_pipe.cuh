@@ -268,7 +268,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
             pre += tt;
         }
         bool wk;
-        const T wv = seg_pipe_rows<T, R, V>(t, any, lane, pad, op, wk);
+        const T wv = seg_pipe_rows<T, R, V>(t.y, t.head, t.le, t.rp, t.kb,
+                                            any, lane, pad, op, wk);
         const S g = seg_pipe_aggregate<NWARP>(s_wtot, s_lead, buf, warp,
                                               lane, S{wv, pre}, t.head, cop);
         if (warp == 0) {

@@ -31,17 +31,19 @@ namespace parsum_k {
 
 /* One tile of scan_seg_pipe_kernel in the registers of its block: the
  * elements (scan order as in scan_kernel), their heads (bit r * V + v for
- * y[r][v]), each row's lane-exclusive prefix le and row prefix rp within
- * the warp, with their flags in kb (bit r: le[r] covers a head, bit 16 +
- * r: rp[r] does), the tile number and (warp 0) the aggregate. */
+ * y[r][v]), per row the segmented fold of what precedes this thread's
+ * vector in its warp, ex[r] = (rp[r], its flag) (+) (le[r], its flag) of
+ * seg_pipe_rows, with its flag in kb (bit r: ex[r] covers a head; ex[0]
+ * of lane 0 covers nothing), and the tile number. One value per row, not
+ * two, and the aggregate folded again from shared memory when it is
+ * needed: two tiles fit 128 registers with fewer spills (as in
+ * scan_pipe_kernel). */
 template <class T, int R, int V>
 struct seg_pipe_tile {
     T y[R][V];
-    T le[R];
-    T rp[R];
+    T ex[R];
     u32 head;
     u32 kb;
-    seg_pair<T> agg;
     u32 c;
 };
 
@@ -54,34 +56,39 @@ __device__ __forceinline__ void seg_fold(T &v, bool &k, const T &w, bool kw,
     k = k || kw;
 }
 
-/* The rows of a segmented pipelined tile t (a seg_pipe_tile or an
- * rbk_tile: y and head set): per row, the fold of this thread's vector
- * from its last head, then the warp's segmented scan of those over the
- * lanes, each lane combining only lanes at or after its segment's first
- * (any[r]: the lanes whose vector in row r has a head). Sets t.le, t.rp
- * and t.kb; returns the value of the warp's total, wk its flag. */
-template <class T, int R, int V, class Tile, class Op>
-__device__ __forceinline__ T seg_pipe_rows(Tile &t, const u32 (&any)[R],
-                                           int lane, const T &pad,
-                                           const Op &op, bool &wk)
+/* The rows of a segmented pipelined tile (elements y, heads head as in
+ * seg_pipe_tile): per row, the fold of this thread's vector from its last
+ * head, then the warp's segmented scan of those over the lanes, each lane
+ * combining only lanes at or after its segment's first (any[r]: the lanes
+ * whose vector in row r has a head). Sets each row's lane-exclusive
+ * prefix le (valid for lane > 0) and row prefix rp within the warp (valid
+ * for r > 0), with their flags in kb (bit r: le[r] covers a head, bit
+ * 16 + r: rp[r] does); returns the value of the warp's total, wk its
+ * flag. */
+template <class T, int R, int V, class Op>
+__device__ __forceinline__ T seg_pipe_rows(const T (&y)[R][V], u32 head,
+                                           T (&le)[R], T (&rp)[R], u32 &kb,
+                                           const u32 (&any)[R], int lane,
+                                           const T &pad, const Op &op,
+                                           bool &wk)
 {
     const u32 below = (1u << lane) - 1u; /* lanes before this one */
     T tv[R];
     int first[R]; /* the last lane <= this one whose vector has a head */
     u32 rk = 0u;  /* bit r: row r of the warp has a head */
-    t.kb = 0u;
+    kb = 0u;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        T s = t.y[r][0];
+        T s = y[r][0];
 #pragma unroll
         for (int v = 1; v < V; ++v)
-            s = ((t.head >> (r * V + v)) & 1u) ? t.y[r][v] : op(s, t.y[r][v]);
+            s = ((head >> (r * V + v)) & 1u) ? y[r][v] : op(s, y[r][v]);
         tv[r] = s;
         const u32 b = any[r];
         const u32 upto = b & (below | (1u << lane));
         first[r] = upto ? 31 - __clz((int)upto) : -1;
         if (b & below)
-            t.kb |= 1u << r;
+            kb |= 1u << r;
         if (b)
             rk |= 1u << r;
     }
@@ -97,17 +104,17 @@ __device__ __forceinline__ T seg_pipe_rows(Tile &t, const u32 (&any)[R],
     T rt[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        t.le[r] = shfl_up(tv[r], 1); /* valid for lane > 0 */
+        le[r] = shfl_up(tv[r], 1);  /* valid for lane > 0 */
         rt[r] = shfl_idx(tv[r], 31); /* row total */
     }
-    t.rp[0] = pad;
+    rp[0] = pad;
     T wv = rt[0];
     wk = rk & 1u;
 #pragma unroll
     for (int r = 1; r < R; ++r) {
-        t.rp[r] = wv;
+        rp[r] = wv;
         if (wk)
-            t.kb |= 1u << (16 + r);
+            kb |= 1u << (16 + r);
         seg_fold(wv, wk, rt[r], ((rk >> r) & 1u) != 0u, op);
     }
     return wv;
@@ -200,17 +207,41 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         for (int r = 0; r < R; ++r)
             any[r] = __ballot_sync(PARSUM_K_FULL_MASK, hr[r] != 0u);
         bool wk;
-        const T wv = seg_pipe_rows<T, R, V>(t, any, lane, pad, op, wk);
+        T le[R], rp[R];
+        u32 kb;
+        const T wv = seg_pipe_rows<T, R, V>(t.y, t.head, le, rp, kb, any,
+                                            lane, pad, op, wk);
+        /* ex[r] = (rp[r], rp's flag) (+) (le[r], le's flag) */
+        t.kb = 0u;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const bool kl = lane > 0 && ((kb >> r) & 1u);
+            const bool kr = r > 0 && ((kb >> (16 + r)) & 1u);
+            if (r == 0)
+                t.ex[r] = lane > 0 ? le[0] : pad;
+            else if (lane == 0)
+                t.ex[r] = rp[r];
+            else
+                t.ex[r] = kl ? le[r] : op(rp[r], le[r]);
+            if (kl || kr)
+                t.kb |= 1u << r;
+        }
         const S g = seg_pipe_aggregate<NWARP>(
             s_wtot, s_lead, buf, warp, lane, S{wv, wk ? 1u : 0u}, t.head, sop);
-        if (warp == 0) {
-            t.agg = g;
-            /* With a head in the tile the aggregate is the inclusive
-             * prefix; tile 0's is inclusive anyway. */
-            if (lane == 0)
-                publish(a.agg, a.agg_status, t.c,
-                        (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
-        }
+        /* With a head in the tile the aggregate is the inclusive prefix;
+         * tile 0's is inclusive anyway. */
+        if (warp == 0 && lane == 0)
+            publish(a.agg, a.agg_status, t.c,
+                    (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
+    };
+    /* The aggregate of the tile whose warp totals are in s_wtot[buf]
+     * (seg_pipe_aggregate's fold, again). */
+    auto tile_agg = [&](int buf) {
+        S g = s_wtot[buf * NWARP];
+#pragma unroll
+        for (int i = 1; i < NWARP; ++i)
+            g = sop(g, s_wtot[buf * NWARP + i]);
+        return g;
     };
 
     /* Looks back for tile t.c (unless its first element is a head), then
@@ -218,8 +249,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto finish = [&](tile_t &t, int buf) {
         const bool lead = s_lead[buf] != 0u;
         if (warp == 0 && t.c > 0 && !lead) {
-            const S xc =
-                pipe_lookback<LOOKBACK>(a, t.c, t.agg, S{pad, 0u}, lane, sop);
+            const S xc = pipe_lookback<LOOKBACK>(a, t.c, tile_agg(buf),
+                                                 S{pad, 0u}, lane, sop);
             if (lane == 0)
                 *s_x = xc;
         }
@@ -240,14 +271,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
         for (int r = 0; r < R; ++r) {
             T acc = p;
             bool hr = has;
-            if (r > 0) {
-                const bool k = (t.kb >> (16 + r)) & 1u;
-                acc = (hr && !k) ? op(acc, t.rp[r]) : t.rp[r];
-                hr = true;
-            }
-            if (lane > 0) {
+            if (r > 0 || lane > 0) {
                 const bool k = (t.kb >> r) & 1u;
-                acc = (hr && !k) ? op(acc, t.le[r]) : t.le[r];
+                acc = (hr && !k) ? op(acc, t.ex[r]) : t.ex[r];
                 hr = true;
             }
 #pragma unroll
