@@ -217,7 +217,12 @@ PARSUM_API int parsum_context_threads(const parsum_context *ctx);
  * CPU, device memory for CUDA) that calls use instead of allocating while
  * it is large enough; the caller keeps ownership and must keep it alive
  * until the context is destroyed or the workspace is replaced (NULL, 0
- * detaches it). scratch_size() reports the bytes currently held. */
+ * detaches it). scratch_size() reports the bytes currently held. On the
+ * GPU the context also keeps, outside the arena and the workspace, the
+ * look-back state of the plain scan and of the u8 summed-area table, which
+ * calls tag with their number instead of zeroing it (a few bytes per tile:
+ * 16 per 8192 4-byte elements of the largest scan so far); it grows on
+ * the first call that needs more and is freed with the context. */
 PARSUM_API parsum_status parsum_context_reserve(parsum_context *ctx,
                                                 size_t bytes);
 PARSUM_API parsum_status parsum_context_set_workspace(parsum_context *ctx,

@@ -643,8 +643,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
                                  a.n - base, vec, excl, id);
     };
 
-    /* Claims with a barrier: finish() reads s_wtot[buf] after its
-     * barrier, and the next load() of the same buffer writes it. */
+    /* Claims with a barrier: finish() reads s_wtot[buf] (warp 0 before
+     * its barrier, every warp after it), and the next load() of the same
+     * buffer writes it. */
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
                                  finish, a.tile_base);
 }
