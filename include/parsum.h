@@ -1300,7 +1300,10 @@ PARSUM_API parsum_status parsum_context_cuda_device(const parsum_context *ctx,
  * enqueues its work; NULL is the legacy default stream. The caller keeps
  * ownership and must keep the stream alive while the context uses it. Work
  * already queued on the previous stream is waited for first (the scratch
- * arena is reused by the next call). Errors: a stream of another device
+ * arena is reused by the next call). While the stream is capturing
+ * (cudaStreamBeginCapture), calls zero their look-back state in the
+ * captured work instead of tagging it with the call, so that every replay
+ * of the graph starts from clean state. Errors: a stream of another device
  * (PARSUM_ERR_INVALID_ARGUMENT). */
 PARSUM_API parsum_status parsum_context_set_cuda_stream(parsum_context *ctx,
                                                         void *stream);

@@ -320,6 +320,17 @@ void parsum__cuda_tagged_reset(parsum_context *ctx, int which)
     parsum__cuda_st(ctx)->tagged[which].call = 0;
 }
 
+bool parsum__cuda_capturing(parsum_context *ctx)
+{
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(parsum__cuda_st(ctx)->stream, &cs) !=
+        cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky; zeroing is the safe side */
+        return true;
+    }
+    return cs != cudaStreamCaptureStatusNone;
+}
+
 bool parsum__cuda_available(void)
 {
     int n = 0;

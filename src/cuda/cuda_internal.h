@@ -139,6 +139,10 @@ parsum_status parsum__cuda_tagged_status(parsum_context *ctx, int which,
                                          void **buf, unsigned *tag,
                                          unsigned *tile_base);
 void parsum__cuda_tagged_reset(parsum_context *ctx, int which);
+/* Whether the context's stream is capturing into a CUDA graph (or cannot
+ * tell): a captured call must zero its look-back state in the captured
+ * work, since a replay reuses the call's tag and tile_base. */
+bool parsum__cuda_capturing(parsum_context *ctx);
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
 {

@@ -277,7 +277,7 @@ parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
     if (sat_u8_split_for(ctx, g.bands * g.strips))
         return sat_u8_split(ctx, src, tab, pad, cv);
     sat_lb<u32> lb;
-    const bool tagged = sat_tags_on();
+    const bool tagged = sat_tags_on() && !parsum__cuda_capturing(ctx);
     parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb, tagged);
     if (s != PARSUM_OK)
         return s;

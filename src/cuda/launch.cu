@@ -85,10 +85,13 @@ bool scan_tags_on()
 
 /* The tagged buffer (PARSUM__TAGGED_*) a scan with state layout L uses,
  * or -1 where it zeroes its state: one tile (no state), segmented and
- * keyed scans, state the caller gives, unpacked descriptors. */
-int tagged_kind(const state_layout &L, bool seg, bool caller_state)
+ * keyed scans, state the caller gives, unpacked descriptors, a stream
+ * that is capturing a graph. */
+int tagged_kind(parsum_context *ctx, const state_layout &L, bool seg,
+                bool caller_state)
 {
-    if (L.tiles <= 1 || seg || caller_state || !L.packed || !scan_tags_on())
+    if (L.tiles <= 1 || seg || caller_state || !L.packed || !scan_tags_on() ||
+        parsum__cuda_capturing(ctx))
         return -1;
     return L.desc == 8    ? PARSUM__TAGGED_DESC8
            : L.desc == 16 ? PARSUM__TAGGED_DESC16
@@ -137,7 +140,7 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
     /* The plain scan's descriptors are tagged with the call instead of
      * zeroed (one launch fewer); segmented and keyed scans, whose state
      * the caller may carve or lay out otherwise, zero theirs. */
-    const int tag_kind = tagged_kind(L, seg, c->state != NULL);
+    const int tag_kind = tagged_kind(ctx, L, seg, c->state != NULL);
     unsigned tag = 0, tile_base = 0;
     if (tag_kind >= 0) {
         /* A pipelined block claims one number past the last tile. */
