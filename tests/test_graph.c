@@ -52,6 +52,24 @@ static void graph_free(graph *gr)
     (void)cudaGraphDestroy(gr->g);
 }
 
+/* A new stream for the context, with `reserve` bytes of scratch set up
+ * ahead (nothing may be allocated while a stream captures); drop_stream
+ * gives the context the legacy stream back. */
+static cudaStream_t use_new_stream(size_t reserve)
+{
+    cudaStream_t s;
+    CU_OK(cudaStreamCreate(&s));
+    TU_OK(parsum_context_set_cuda_stream(tu_ctx, s));
+    TU_OK(parsum_context_reserve(tu_ctx, reserve));
+    return s;
+}
+
+static void drop_stream(cudaStream_t s)
+{
+    TU_OK(parsum_context_set_cuda_stream(tu_ctx, NULL));
+    CU_OK(cudaStreamDestroy(s));
+}
+
 typedef struct scan_call {
     void *din, *dout;
     size_t n;
@@ -77,10 +95,7 @@ static void test_scan_replay(void **state)
     static const parsum_dtype dts[] = {PARSUM_I32, PARSUM_F32};
     const size_t n = ((size_t)1 << 20) + 3;
     size_t failures = 0;
-    cudaStream_t s;
-    CU_OK(cudaStreamCreate(&s));
-    TU_OK(parsum_context_set_cuda_stream(tu_ctx, s));
-    TU_OK(parsum_context_reserve(tu_ctx, (size_t)1 << 22));
+    cudaStream_t s = use_new_stream((size_t)1 << 22);
     for (size_t k = 0; k < 2; k++) {
         const size_t bytes = n * parsum_dtype_size(dts[k]);
         unsigned char *in = tu_malloc(bytes), *want = tu_malloc(bytes),
@@ -114,8 +129,7 @@ static void test_scan_replay(void **state)
         free(want);
         free(got);
     }
-    TU_OK(parsum_context_set_cuda_stream(tu_ctx, NULL));
-    CU_OK(cudaStreamDestroy(s));
+    drop_stream(s);
     assert_int_equal(failures, 0);
 }
 
@@ -139,10 +153,7 @@ static void test_integral_replay(void **state)
         skip();
     const size_t w = 1031, h = 517;
     size_t failures = 0;
-    cudaStream_t s;
-    CU_OK(cudaStreamCreate(&s));
-    TU_OK(parsum_context_set_cuda_stream(tu_ctx, s));
-    TU_OK(parsum_context_reserve(tu_ctx, (size_t)1 << 24));
+    cudaStream_t s = use_new_stream((size_t)1 << 24);
     sat_call c;
     TU_OK(parsum_image_alloc(tu_ctx, &c.src, w, h, 1, PARSUM_U8));
     TU_OK(parsum_image_alloc(tu_ctx, &c.tab, w, h, 1, PARSUM_U32));
@@ -185,8 +196,7 @@ static void test_integral_replay(void **state)
     free(px);
     free(want);
     free(got);
-    TU_OK(parsum_context_set_cuda_stream(tu_ctx, NULL));
-    CU_OK(cudaStreamDestroy(s));
+    drop_stream(s);
     assert_int_equal(failures, 0);
 }
 
