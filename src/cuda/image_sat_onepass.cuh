@@ -40,12 +40,8 @@ struct sat_lb {
 
 constexpr u32 SAT_AGG = 1, SAT_INC = 2;
 
-/* A status word as this call reads it (sat_lb::tag): 0 unless the word
- * was written by this call. */
-__device__ __forceinline__ u32 sat_status_of(u32 raw, u32 tag)
-{
-    return (raw & ~3u) == tag ? raw & 3u : 0u;
-}
+/* Status words are read through parsum_k::status_of (lookback.cuh), the
+ * scan's: 0 unless this call (sat_lb::tag) wrote the word. */
 
 /* Whether a look-back window of one warp can be summed, lane k holding
  * the status v of the k-th predecessor: every one up to the nearest
@@ -74,10 +70,10 @@ __device__ __forceinline__ int sat_window_wait(const u32 *st, u64 n, u64 base,
     const int lane = threadIdx.x & 31;
     int last;
     for (;;) {
-        const u32 v =
-            base + lane < n
-                ? sat_status_of(parsum_k::ld_status(st + pred(base + lane)), tag)
-                : SAT_INC;
+        const u32 v = base + lane < n
+                          ? parsum_k::status_of(
+                                parsum_k::ld_status(st + pred(base + lane)), tag)
+                          : SAT_INC;
         if (sat_window_ready(v, last))
             break;
     }

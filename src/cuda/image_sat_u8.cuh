@@ -429,7 +429,7 @@ __device__ __forceinline__ u32 u8_lookback_corner(const sat_lb<u32> &lb,
             v = base + lane < b
                     ? parsum_k::ld_status(lb.wpk + tile - (base + lane + 1) * strips)
                     : (u64)SAT_INC;
-            if (sat_window_ready(sat_status_of((u32)v, lb.tag), last))
+            if (sat_window_ready(parsum_k::status_of((u32)v, lb.tag), last))
                 break;
         }
         const int cnt = last < 0 ? 32 : last + 1;

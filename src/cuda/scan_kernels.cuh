@@ -271,6 +271,18 @@ __device__ __forceinline__ void tile_store(T *out, const T (&y)[R][V],
     }
 }
 
+/* The fold of a tile's NWARP warp totals w[0 .. NWARP-1], in warp order:
+ * the tile's aggregate. */
+template <int NWARP, class S, class Op>
+__device__ __forceinline__ S fold_warp_totals(const S *w, const Op &op)
+{
+    S g = w[0];
+#pragma unroll
+    for (int i = 1; i < NWARP; ++i)
+        g = op(g, w[i]);
+    return g;
+}
+
 /* Thread and warp level of a tile: each row's lane-exclusive prefixes le
  * (valid for lane > 0), the row prefixes rp within the warp (valid for
  * r > 0), and the warp's total, returned. */
@@ -571,11 +583,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
     /* The aggregate of the tile whose warp totals are in s_wtot[buf]. */
     auto tile_agg = [&](int buf) {
-        T g = s_wtot[buf * NWARP];
-#pragma unroll
-        for (int i = 1; i < NWARP; ++i)
-            g = op(g, s_wtot[buf * NWARP + i]);
-        return g;
+        return fold_warp_totals<NWARP>(s_wtot + buf * NWARP, op);
     };
     /* Loads tile t.c and scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the

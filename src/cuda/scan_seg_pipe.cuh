@@ -237,11 +237,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     /* The aggregate of the tile whose warp totals are in s_wtot[buf]
      * (seg_pipe_aggregate's fold, again). */
     auto tile_agg = [&](int buf) {
-        S g = s_wtot[buf * NWARP];
-#pragma unroll
-        for (int i = 1; i < NWARP; ++i)
-            g = sop(g, s_wtot[buf * NWARP + i]);
-        return g;
+        return fold_warp_totals<NWARP>(s_wtot + buf * NWARP, sop);
     };
 
     /* Looks back for tile t.c (unless its first element is a head), then
