@@ -242,23 +242,30 @@ static void push_offset(uint64_t **off, size_t *k, size_t *cap, uint64_t o)
  * elements) and blocks of the CUDA kernel, whatever the device's size: in
  * rotation, 2000 segments of 0-8 elements, one of 100000-300000 (many
  * tiles), 3000 of 1, 500 empty ones, 200 of 1-1999, one of 0-49999 then
- * an empty one; the segment that crosses n is cut there and three empty
- * segments end the list. Returns the segment count. */
+ * an empty one, 400 of 0, 15, 16, 17, 31, 32, 33 or 1-700 elements (tiles
+ * with a few ends, some empty, next to the kernel's per-thread pieces of
+ * 8, 16 or 32 elements); the segment that crosses n is cut there and
+ * three empty segments end the list. Returns the segment count. */
 static size_t edge_offsets(tu_rng *r, size_t n, uint64_t **out)
 {
     size_t k = 0, cap = 1024;
     uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
     off[0] = 0;
-    for (int phase = 0; at < n; phase = (phase + 1) % 6) {
+    static const uint64_t near_piece[7] = {0, 15, 16, 17, 31, 32, 33};
+    for (int phase = 0; at < n; phase = (phase + 1) % 7) {
         size_t count = phase == 0 ? 2000 : phase == 2 ? 3000
-                     : phase == 3 ? 500 : phase == 4 ? 200 : 1;
+                     : phase == 3 ? 500 : phase == 4 ? 200
+                     : phase == 6 ? 400 : 1;
         for (size_t i = 0; i < count && at < n; i++) {
+            uint64_t pick = phase == 6 ? tu_below(r, 10) : 0;
             uint64_t len = phase == 0 ? tu_below(r, 9)
                          : phase == 1 ? 100000 + tu_below(r, 200001)
                          : phase == 2 ? 1
                          : phase == 3 ? 0
                          : phase == 4 ? 1 + tu_below(r, 1999)
-                                      : tu_below(r, 50000);
+                         : phase == 5 ? tu_below(r, 50000)
+                         : pick < 7 ? near_piece[pick]
+                                    : 1 + tu_below(r, 700);
             at = at + len < n ? at + len : n;
             push_offset(&off, &k, &cap, at);
             if (phase == 5)

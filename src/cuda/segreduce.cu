@@ -1,7 +1,7 @@
 /*
  * segreduce.cu - launches the look-back-free segmented reduce
  * (segreduce_kernels.cuh) for the built-in dtypes and operators: one
- * kernel of G = (multiprocessors x segred_blocks_per_sm) blocks, whatever
+ * kernel of G = (multiprocessors x SEGRED_BLOCKS_PER_SM) blocks, whatever
  * n and the segment lengths, with 12 to 16 bytes of carry per block in
  * the scratch arena. n = offsets[num_segments] is read by the kernel, so
  * nothing waits for the device.
@@ -109,8 +109,7 @@ parsum_status parsum__cuda_seg_reduce_builtin(parsum_context *ctx,
                             st->api, bad, bad[0] == 'i' ? in : out,
                             l.elem_align);
 
-    const size_t g = (size_t)st->sm_count *
-                     parsum_k::segred_blocks_per_sm(l.elem_size);
+    const size_t g = (size_t)st->sm_count * parsum_k::SEGRED_BLOCKS_PER_SM;
     const size_t seg_bytes = parsum_cu::round_up(g * 8, 256);
     unsigned char *scratch = static_cast<unsigned char *>(parsum__scratch(
         ctx, seg_bytes + g * parsum_k::slot_bytes(l.elem_size), st->api));

@@ -51,13 +51,12 @@
 namespace parsum_k {
 
 /* Resident blocks per multiprocessor that the kernel is built for
- * (__launch_bounds__: 64 registers for 4, 85 for 3, where 8-byte values
- * would otherwise spill 80-160 bytes); the host launches this many per
+ * (__launch_bounds__), for every element size: three, at up to 85
+ * registers a thread. Four (64 registers) made 4-byte values spill 72-84
+ * bytes and ran them 3-9 % slower (H200, 2026-11-27); 8-byte values
+ * spilled 80-160 bytes at 64. The host launches this many per
  * multiprocessor. */
-__host__ __device__ constexpr int segred_blocks_per_sm(u64 size)
-{
-    return size <= 4 ? 4 : 3;
-}
+constexpr int SEGRED_BLOCKS_PER_SM = 3;
 
 struct segred_args {
     const void *in;
@@ -94,12 +93,22 @@ struct segred_cfg {
     static constexpr u32 XSLOTS = XCAP + XCAP / PADK + 1u;
     /* Vectors per thread of a tile (a tile may start mid-vector). */
     static constexpr int ROWS = (int)((TC / V + BLOCK - 1) / BLOCK) + 1;
+    /* A tile with at most SPARSE segment ends is folded by pieces of IPT
+     * contiguous elements a thread (segred_tile_pieces), each copied to
+     * the thread's own slot of RSTRIDE bytes in sm.x (16 bytes of padding
+     * a slot keep a warp's 16-byte reads free of bank conflicts). */
+    static constexpr u32 SPARSE = 16u;
+    static constexpr int RVEC = (int)(IPT / V);
+    static constexpr u32 RSTRIDE = IPT * ES + 16u;
+    static constexpr u32 XBYTES =
+        XSLOTS * ES > BLOCK * RSTRIDE ? XSLOTS * ES : BLOCK * RSTRIDE;
     static_assert(16 % sizeof(T) == 0, "built-in element sizes only");
 };
 
 template <class T>
 struct segred_smem {
-    T x[segred_cfg<T>::XSLOTS];
+    /* Staged elements (segred_stage) or the threads' pieces. */
+    alignas(16) T x[segred_cfg<T>::XBYTES / sizeof(T)];
     u64 win[2][segred_cfg<T>::WIN]; /* current window, next one */
     u64 cut_e[segred_cfg<T>::BLOCK];
     u32 cut_j[segred_cfg<T>::BLOCK];
@@ -363,6 +372,9 @@ struct segred_walk {
     u32 bits; /* SEGRED_* */
     u32 jmax; /* view from st: win[j] = offsets[st + j] for j <= jmax + 1 */
     const u64 *win;
+    /* The pieces in sm.x (maybe still in flight) are those of a tile from
+     * element pf_a0 (~0: none). */
+    u64 pf_a0;
 };
 
 /* Whether the window serves a tile starting in segment s: a tile reaches
@@ -426,6 +438,175 @@ __device__ __forceinline__ void segred_use_window(segred_smem<T> &sm,
     w.jmax = w.wjmax - base;
 }
 
+/* The end of a tile with segment ends, once each thread has folded its
+ * piece: acc is the partial of the segment open at the piece's end, head
+ * that of the segment st + j0 open at its start, and the piece ended
+ * segments st + j0 .. st + j1 - 1 (st + j0's total, if it ended, is
+ * written here; the later ones were). carry: the block's partial of
+ * segment st before the tile. Returns the partial of the segment open at
+ * the tile's end. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_tile_end(segred_smem<T> &sm,
+                                             const u64 *win, u64 st, T *out,
+                                             u64 n, u64 nseg, const T &carry,
+                                             const T &acc, const T &head,
+                                             u32 j0, u32 j1, const T &id,
+                                             const Op &op, int tid)
+{
+    const bool ended = j1 > j0;
+    T total;
+    const T excl = segred_scan<T, C>(sm, acc, ended, carry, total, tid & 31,
+                                     tid >> 5, op);
+    if (ended) {
+        const u64 s = st + j0;
+        if (s < nseg)
+            out[s] = segred_wv(win, j0, n) == segred_wv(win, j0 + 1, n)
+                         ? id
+                         : op(excl, head);
+    }
+    return total;
+}
+
+template <class T>
+struct segred_piece {
+    T acc, head;
+};
+
+/* Starts copying the piece [c0, c0 + IPT) into the thread's slot:
+ * asynchronous 16-byte copies of the whole vectors of a 16-byte-aligned
+ * input, loads and stores for the others (a vector that n cuts: a copy of
+ * fewer bytes reads only those, but the memory checker takes it for a
+ * 16-byte read). Elements past n are never folded. Commits a group. */
+template <class T, class C>
+__device__ __forceinline__ void segred_piece_fill(unsigned char *slot,
+                                                  const T *in, u64 c0, u64 n,
+                                                  bool vec, const T &pad)
+{
+#pragma unroll
+    for (int r = 0; r < C::RVEC; ++r) {
+        const u64 p = c0 + (u64)r * C::V;
+        if (p >= n)
+            break;
+        if (vec && p + C::V <= n)
+            cp_async<16>(slot + 16 * r, in + p);
+        else
+            *reinterpret_cast<vec16 *>(slot + 16 * r) =
+                segred_load<T, C>(in, p, n, vec, pad);
+    }
+    cp_async_commit();
+}
+
+/* segred_tile_pieces's walk of a piece [lo, hi) of the slot's elements
+ * (element p at x[p - c0]) that an end cuts or the tile's edge trims (a
+ * few pieces a tile), a segment closed at each of ends j0 .. j1 - 1
+ * between them; returns the partials of the piece's last and first
+ * segments. Out of line, so that the common piece keeps its registers. */
+template <class T, class C, class Op>
+__device__ __noinline__ segred_piece<T>
+segred_piece_walk(const u64 *win, u64 st, const T *x, u64 c0, T *out, u64 n,
+                  u64 nseg, u64 lo, u64 hi, u32 j0, u32 j1, T id, T pad)
+{
+    const Op op{};
+    segred_piece<T> r{pad, pad};
+    u32 j = j0;
+    u64 bj = j < j1 ? segred_wv(win, j + 1, n) : ~0ull; /* next end */
+    auto close = [&]() {
+        if (j == j0) {
+            r.head = r.acc;
+        } else {
+            const u64 s = st + j;
+            if (s < nseg)
+                out[s] = segred_wv(win, j, n) == bj ? id : r.acc;
+        }
+        r.acc = pad;
+        ++j;
+        bj = j < j1 ? segred_wv(win, j + 1, n) : ~0ull;
+    };
+    for (u64 p = lo; p < hi; ++p) {
+        while (bj <= p)
+            close();
+        r.acc = op(r.acc, x[p - c0]);
+    }
+    while (j < j1)
+        close();
+    return r;
+}
+
+/* A tile of elements [ebase, eend) with jt <= SPARSE segment ends (long
+ * segments, as uniform 1000-element ones: about 4 ends in 4096 elements),
+ * folded by pieces instead of staged: thread t owns elements [c0, c0 +
+ * IPT), c0 = a0 + t IPT (the tile must fit: ebase % V + cnt <= TC), which
+ * it copies into its own slot of sm.x, counts the tile's ends at or
+ * before c0 and c0 + IPT in the window (win[j + 1] = the end of segment
+ * st + j), and folds its elements in order, closing a segment at each end
+ * between them; a piece with no end inside, nearly every piece, is one
+ * fold. No thread reads another's slot, so no barrier waits for the
+ * copies, and once a thread has read its piece it starts copying its
+ * piece of the next tile (from etile; when next), so that tile's loads
+ * are in flight during this one's scan. The staged walk (segred_tile)
+ * instead stops the whole block at a barrier for every tile's loads.
+ * Updates the walk (carry, st, et, pf_a0). */
+template <class T, class C, class Op>
+__device__ __forceinline__ void segred_tile_pieces(
+    segred_smem<T> &sm, segred_walk<T> &w, const T *in, T *out, u64 n,
+    u64 nseg, u32 jt, u64 ebase, u64 eend, u64 etile, bool next, bool vec,
+    const T &id, const T &pad, const Op &op, int tid)
+{
+    const u64 *win = w.win;
+    const u64 a0 = ebase - ebase % C::V;
+    const u64 c0 = a0 + (u64)tid * C::IPT, c1 = c0 + C::IPT;
+    unsigned char *slot =
+        reinterpret_cast<unsigned char *>(sm.x) + (u32)tid * C::RSTRIDE;
+    if (w.pf_a0 != a0) {
+        /* Not copied ahead: a copy still in flight to the slot lands
+         * first. */
+        if (w.pf_a0 != ~0ull)
+            cp_async_wait_all();
+        segred_piece_fill<T, C>(slot, in, c0, n, vec, pad);
+    }
+    cp_async_wait_all();
+    /* Ends before the piece and through it; thread 0 owns the ends at the
+     * tile's first element. */
+    u32 j0 = 0, j1 = 0;
+    for (u32 j = 0; j < jt; ++j) {
+        const u64 b = segred_wv(win, j + 1, n);
+        j0 += b <= c0 ? 1u : 0u;
+        j1 += b <= c1 ? 1u : 0u;
+    }
+    if (tid == 0)
+        j0 = 0;
+    const u64 lo = c0 > ebase ? c0 : ebase, hi = c1 < eend ? c1 : eend;
+    segred_piece<T> pc{pad, pad};
+    if (j1 == j0 && lo == c0 && hi == c1) {
+#pragma unroll
+        for (int r = 0; r < C::RVEC; ++r) {
+            const vec16 q = *reinterpret_cast<const vec16 *>(slot + 16 * r);
+            T t[C::V];
+            memcpy(t, &q, sizeof t);
+#pragma unroll
+            for (u32 v = 0; v < C::V; ++v)
+                pc.acc = op(pc.acc, t[v]);
+        }
+    } else if (lo < hi || j1 > j0) {
+        pc = segred_piece_walk<T, C, Op>(win, w.st,
+                                         reinterpret_cast<const T *>(slot), c0,
+                                         out, n, nseg, lo, hi, j0, j1, id,
+                                         pad);
+    }
+    /* The slot is read (the walk above included): the next tile's piece
+     * may come in. */
+    w.pf_a0 = ~0ull;
+    if (next) {
+        w.pf_a0 = etile - etile % C::V;
+        segred_piece_fill<T, C>(slot, in, w.pf_a0 + (u64)tid * C::IPT, n, vec,
+                                pad);
+    }
+    w.carry = segred_tile_end<T, C>(sm, win, w.st, out, n, nseg, w.carry,
+                                    pc.acc, pc.head, j0, j1, id, op, tid);
+    w.st += jt;
+    w.et = etile;
+}
+
 /* One tile with segment ends: path [k, kt1) of the block's [.., k1). */
 template <class T, class C, class Op>
 __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
@@ -434,7 +615,7 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
                             bool vec, const T &id, const T &pad, const Op &op,
                             int tid)
 {
-    const int lane = tid & 31, warp = tid >> 5;
+    const int lane = tid & 31;
     const u64 *win = w.win;
     u32 jt;
     u64 etile;
@@ -445,10 +626,21 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     const u64 eend = ebase + cnt;
     const u64 a0 = ebase - ebase % C::V;
     const u64 nvec = cnt > 0 ? (eend - a0 + C::V - 1) / C::V : 0;
-    __syncthreads(); /* the last tile's readers of sm.x, sm.cut_* are done */
-    /* The next tile's window loads while this one is worked on. */
+    /* The next tile's window loads while this one is worked on (the
+     * other buffer's readers finished before segred_use_window's barrier
+     * made it the other one). */
     if (kt1 < k1 && !segred_covers<T, C>(w, w.st + jt))
         segred_fill<T, C>(sm, w, offsets, nseg, n, w.st + jt, s_end, tid);
+    if (jt <= C::SPARSE && ebase % C::V + cnt <= C::TC) {
+        segred_tile_pieces<T, C>(sm, w, in, out, n, nseg, jt, ebase, eend,
+                                 etile, kt1 < k1, vec, id, pad, op, tid);
+        return;
+    }
+    if (w.pf_a0 != ~0ull) { /* pieces copied ahead for nothing */
+        cp_async_wait_all();
+        w.pf_a0 = ~0ull;
+    }
+    __syncthreads(); /* the last tile's readers of sm.x, sm.cut_* are done */
     segred_stage<T, C>(sm, in, a0, nvec, n, vec, pad, tid);
     /* Path d = kk - k into the tile has passed j segment ends and at most
      * cnt elements, and the tile may start inside an end: d - cnt - W <
@@ -496,18 +688,8 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     for (; e < stop; ++e)
         acc = op(acc, sm.x[segred_slot<C>((u32)(e - a0))]);
 
-    const bool ended = j1 > j0;
-    T total;
-    const T excl = segred_scan<T, C>(sm, acc, ended, w.carry, total, lane,
-                                     warp, op);
-    if (ended) {
-        const u64 s = w.st + j0;
-        if (s < nseg)
-            out[s] = segred_wv(win, j0, n) == segred_wv(win, j0 + 1, n)
-                         ? id
-                         : op(excl, head);
-    }
-    w.carry = total;
+    w.carry = segred_tile_end<T, C>(sm, win, w.st, out, n, nseg, w.carry,
+                                    acc, head, j0, j1, id, op, tid);
     w.st += jt;
     w.et = etile;
 }
@@ -565,7 +747,7 @@ __device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
 
 template <class T, class Op>
 __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
-                                  segred_blocks_per_sm(sizeof(T)))
+                                  SEGRED_BLOCKS_PER_SM)
     segred_kernel(segred_args a, T id, T pad)
 {
     typedef segred_cfg<T> C;
@@ -604,6 +786,7 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
     w.bits = 0;
     w.jmax = 0;
     w.win = sm.win[0];
+    w.pf_a0 = ~0ull;
     const u64 s_first = w.st, s_end = sm.bcast[2];
     T facc = pad; /* this thread's part of a run of fast tiles */
     bool fpend = false;
@@ -637,6 +820,8 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
     if (fpend)
         w.carry = op(w.carry,
                      segred_block_reduce<T, C>(sm, facc, lane, warp, op));
+    if (w.pf_a0 != ~0ull)
+        cp_async_wait_all(); /* no copy outlives the block */
 
     if (tid == 0) {
         a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
