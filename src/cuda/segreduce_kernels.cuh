@@ -188,7 +188,9 @@ __device__ __forceinline__ void segred_wcut(const u64 *win, u64 st, u32 lo,
 }
 
 /* segred_wcut for the answer in [0, hi], searched by the whole warp (32
- * probes per step: 3 steps for a full window instead of 11). */
+ * probes per step: 3 steps for a full window instead of 11). The first
+ * step probes entries 0 .. 31, which settles a tile of a few ends in one
+ * conflict-free read. */
 template <class C>
 __device__ __forceinline__ void segred_wcut_warp(const u64 *win, u64 st,
                                                  u32 hi, u64 n, u64 k,
@@ -196,6 +198,14 @@ __device__ __forceinline__ void segred_wcut_warp(const u64 *win, u64 st,
 {
     const u64 ws = C::W * st;
     u32 lo = 0;
+    {
+        const u32 p = (u32)lane;
+        const bool ok = p <= hi && win[p] + (C::W * p + ws) <= k;
+        const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, ok);
+        lo = b != 0u ? (u32)(31 - __clz((int)b)) : 0u;
+        if (lo < 31u)
+            hi = lo;
+    }
     while (lo < hi) {
         const u32 step = (hi - lo + 32) / 32;
         const u32 p = lo + (u32)lane * step;
@@ -472,25 +482,38 @@ struct segred_piece {
     T acc, head;
 };
 
-/* Starts copying the piece [c0, c0 + IPT) into the thread's slot:
+/* Starts copying the warp's pieces of the tile from element a0 (those of
+ * threads 32 warp .. 32 warp + 31: 32 IPT elements from a0 + 32 warp
+ * IPT) into their slots, lane l taking vectors l, l + 32, ... of them so
+ * that each copy instruction reads 512 contiguous bytes (a lane copying
+ * its own piece made every instruction touch twice the sectors it used):
  * asynchronous 16-byte copies of the whole vectors of a 16-byte-aligned
  * input, loads and stores for the others (a vector that n cuts: a copy of
  * fewer bytes reads only those, but the memory checker takes it for a
- * 16-byte read). Elements past n are never folded. Commits a group. */
+ * 16-byte read). Elements past n are never folded. A vector's lane is the
+ * same for every tile, so a lane's own wait orders its copies into a
+ * slot; the lanes that read them wait at a __syncwarp. Commits a group. */
 template <class T, class C>
-__device__ __forceinline__ void segred_piece_fill(unsigned char *slot,
-                                                  const T *in, u64 c0, u64 n,
-                                                  bool vec, const T &pad)
+__device__ __forceinline__ void segred_pieces_fill(unsigned char *wslots,
+                                                   const T *in, u64 a0, u64 n,
+                                                   bool vec, const T &pad,
+                                                   int tid)
 {
+    const u32 lane = (u32)tid & 31u;
+    const u64 wb = a0 + (u64)(tid >> 5) * (32u * C::IPT);
+    __syncwarp(); /* the slots' last readers are done */
 #pragma unroll
     for (int r = 0; r < C::RVEC; ++r) {
-        const u64 p = c0 + (u64)r * C::V;
+        const u32 c = (u32)r * 32u + lane;
+        const u64 p = wb + (u64)c * C::V;
         if (p >= n)
             break;
+        unsigned char *dst =
+            wslots + (c / C::RVEC) * C::RSTRIDE + (c % C::RVEC) * 16u;
         if (vec && p + C::V <= n)
-            cp_async<16>(slot + 16 * r, in + p);
+            cp_async<16>(dst, in + p);
         else
-            *reinterpret_cast<vec16 *>(slot + 16 * r) =
+            *reinterpret_cast<vec16 *>(dst) =
                 segred_load<T, C>(in, p, n, vec, pad);
     }
     cp_async_commit();
@@ -536,16 +559,17 @@ segred_piece_walk(const u64 *win, u64 st, const T *x, u64 c0, T *out, u64 n,
  * segments, as uniform 1000-element ones: about 4 ends in 4096 elements),
  * folded by pieces instead of staged: thread t owns elements [c0, c0 +
  * IPT), c0 = a0 + t IPT (the tile must fit: ebase % V + cnt <= TC), which
- * it copies into its own slot of sm.x, counts the tile's ends at or
- * before c0 and c0 + IPT in the window (win[j + 1] = the end of segment
- * st + j), and folds its elements in order, closing a segment at each end
- * between them; a piece with no end inside, nearly every piece, is one
- * fold. No thread reads another's slot, so no barrier waits for the
- * copies, and once a thread has read its piece it starts copying its
- * piece of the next tile (from etile; when next), so that tile's loads
- * are in flight during this one's scan. The staged walk (segred_tile)
- * instead stops the whole block at a barrier for every tile's loads.
- * Updates the walk (carry, st, et, pf_a0). */
+ * its warp copies into the thread's slot of sm.x; it counts the tile's
+ * ends at or before c0 and c0 + IPT in the window (win[j + 1] = the end
+ * of segment st + j) and folds its elements in order, closing a segment
+ * at each end between them; a piece with no end inside, nearly every
+ * piece, is one fold. A warp's copies go only to its own slots, so no
+ * block barrier waits for them (a __syncwarp does), and once the warp
+ * has read its pieces it starts copying those of the next tile (from
+ * etile; when next), so that tile's loads are in flight during this one's
+ * scan. The staged walk (segred_tile) instead stops the whole block at a
+ * barrier for every tile's loads. Updates the walk (carry, st, et,
+ * pf_a0). */
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_tile_pieces(
     segred_smem<T> &sm, segred_walk<T> &w, const T *in, T *out, u64 n,
@@ -555,16 +579,18 @@ __device__ __forceinline__ void segred_tile_pieces(
     const u64 *win = w.win;
     const u64 a0 = ebase - ebase % C::V;
     const u64 c0 = a0 + (u64)tid * C::IPT, c1 = c0 + C::IPT;
-    unsigned char *slot =
-        reinterpret_cast<unsigned char *>(sm.x) + (u32)tid * C::RSTRIDE;
+    unsigned char *wslots = reinterpret_cast<unsigned char *>(sm.x) +
+                            (u32)(tid & ~31) * C::RSTRIDE;
+    const unsigned char *slot = wslots + (u32)(tid & 31) * C::RSTRIDE;
     if (w.pf_a0 != a0) {
-        /* Not copied ahead: a copy still in flight to the slot lands
+        /* Not copied ahead: a copy still in flight to the slots lands
          * first. */
         if (w.pf_a0 != ~0ull)
             cp_async_wait_all();
-        segred_piece_fill<T, C>(slot, in, c0, n, vec, pad);
+        segred_pieces_fill<T, C>(wslots, in, a0, n, vec, pad, tid);
     }
     cp_async_wait_all();
+    __syncwarp(); /* the other lanes' copies into this lane's slot */
     /* Ends before the piece and through it; thread 0 owns the ends at the
      * tile's first element. */
     u32 j0 = 0, j1 = 0;
@@ -598,8 +624,7 @@ __device__ __forceinline__ void segred_tile_pieces(
     w.pf_a0 = ~0ull;
     if (next) {
         w.pf_a0 = etile - etile % C::V;
-        segred_piece_fill<T, C>(slot, in, w.pf_a0 + (u64)tid * C::IPT, n, vec,
-                                pad);
+        segred_pieces_fill<T, C>(wslots, in, w.pf_a0, n, vec, pad, tid);
     }
     w.carry = segred_tile_end<T, C>(sm, win, w.st, out, n, nseg, w.carry,
                                     pc.acc, pc.head, j0, j1, id, op, tid);
