@@ -76,6 +76,23 @@ const void *segred_kernel_for(parsum_dtype dtype, parsum_op op)
     return nullptr;
 }
 
+/* The kernel's shared memory (dynamic: above the 48 KB of static shared
+ * memory for 4- and 8-byte values), which depends on the element size
+ * alone. */
+size_t segred_smem_bytes(size_t elem_size)
+{
+    switch (elem_size) {
+    case 1:
+        return sizeof(parsum_k::segred_smem<uint8_t>);
+    case 2:
+        return sizeof(parsum_k::segred_smem<uint16_t>);
+    case 4:
+        return sizeof(parsum_k::segred_smem<uint32_t>);
+    default:
+        return sizeof(parsum_k::segred_smem<uint64_t>);
+    }
+}
+
 bool is_aligned(const void *p, size_t a)
 {
     return (uintptr_t)p % a == 0;
@@ -126,9 +143,13 @@ parsum_status parsum__cuda_seg_reduce_builtin(parsum_context *ctx,
     a.carry_seg = reinterpret_cast<unsigned long long *>(scratch);
     a.carry_val = reinterpret_cast<unsigned *>(scratch + seg_bytes);
     a.counter = st->dev_counter; /* self-resetting, shared with the reduce */
+    const size_t smem = segred_smem_bytes(l.elem_size);
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
     void *args[] = {&a, id, pad};
     PARSUM_CUDA_TRY(ctx, cudaLaunchKernel(kernel, dim3((unsigned)g),
                                           dim3(parsum_k::segred_cfg<int>::BLOCK),
-                                          args, 0, st->stream));
+                                          args, smem, st->stream));
     return PARSUM_OK;
 }

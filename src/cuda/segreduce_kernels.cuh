@@ -99,7 +99,10 @@ struct segred_cfg {
      * a slot keep a warp's 16-byte reads free of bank conflicts). */
     static constexpr u32 SPARSE = 16u;
     static constexpr int RVEC = (int)(IPT / V);
-    static constexpr u32 RSTRIDE = IPT * ES + 16u;
+    /* Such a tile may take the next tile's path too (two pieces a thread:
+     * the tile's fixed work, window search and block scan, then serves
+     * twice the elements), so a slot holds 2 IPT elements. */
+    static constexpr u32 RSTRIDE = 2u * IPT * ES + 16u;
     static constexpr u32 XBYTES =
         XSLOTS * ES > BLOCK * RSTRIDE ? XSLOTS * ES : BLOCK * RSTRIDE;
     static_assert(16 % sizeof(T) == 0, "built-in element sizes only");
@@ -482,9 +485,10 @@ struct segred_piece {
     T acc, head;
 };
 
-/* Starts copying the warp's pieces of the tile from element a0 (those of
- * threads 32 warp .. 32 warp + 31: 32 IPT elements from a0 + 32 warp
- * IPT) into their slots, lane l taking vectors l, l + 32, ... of them so
+/* Starts copying the warp's pieces of np IPT elements of the tile from
+ * element a0 (those of threads 32 warp .. 32 warp + 31: 32 np IPT
+ * elements from a0 + 32 warp np IPT) into their slots, lane l taking
+ * vectors l, l + 32, ... of them so
  * that each copy instruction reads 512 contiguous bytes (a lane copying
  * its own piece made every instruction touch twice the sectors it used):
  * asynchronous 16-byte copies of the whole vectors of a 16-byte-aligned
@@ -495,21 +499,23 @@ struct segred_piece {
  * slot; the lanes that read them wait at a __syncwarp. Commits a group. */
 template <class T, class C>
 __device__ __forceinline__ void segred_pieces_fill(unsigned char *wslots,
-                                                   const T *in, u64 a0, u64 n,
-                                                   bool vec, const T &pad,
-                                                   int tid)
+                                                   const T *in, u64 a0, u32 np,
+                                                   u64 n, bool vec,
+                                                   const T &pad, int tid)
 {
     const u32 lane = (u32)tid & 31u;
-    const u64 wb = a0 + (u64)(tid >> 5) * (32u * C::IPT);
+    const u32 nv = np * (u32)C::RVEC; /* vectors a piece (a power of 2) */
+    const u32 sh = 31u - (u32)__clz((int)nv);
+    const u64 wb = a0 + (u64)(tid >> 5) * (32u * C::IPT * np);
     __syncwarp(); /* the slots' last readers are done */
 #pragma unroll
-    for (int r = 0; r < C::RVEC; ++r) {
+    for (int r = 0; r < 2 * C::RVEC; ++r) {
         const u32 c = (u32)r * 32u + lane;
         const u64 p = wb + (u64)c * C::V;
-        if (p >= n)
+        if ((u32)r >= nv || p >= n)
             break;
         unsigned char *dst =
-            wslots + (c / C::RVEC) * C::RSTRIDE + (c % C::RVEC) * 16u;
+            wslots + (c >> sh) * C::RSTRIDE + (c & (nv - 1u)) * 16u;
         if (vec && p + C::V <= n)
             cp_async<16>(dst, in + p);
         else
@@ -573,21 +579,21 @@ segred_piece_walk(const u64 *win, u64 st, const T *x, u64 c0, T *out, u64 n,
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_tile_pieces(
     segred_smem<T> &sm, segred_walk<T> &w, const T *in, T *out, u64 n,
-    u64 nseg, u32 jt, u64 ebase, u64 eend, u64 etile, bool next, bool vec,
-    const T &id, const T &pad, const Op &op, int tid)
+    u64 nseg, u32 jt, u32 np, u64 ebase, u64 eend, u64 etile, bool next,
+    bool vec, const T &id, const T &pad, const Op &op, int tid)
 {
     const u64 *win = w.win;
     const u64 a0 = ebase - ebase % C::V;
-    const u64 c0 = a0 + (u64)tid * C::IPT, c1 = c0 + C::IPT;
+    const u64 c0 = a0 + (u64)tid * C::IPT * np, c1 = c0 + C::IPT * np;
     unsigned char *wslots = reinterpret_cast<unsigned char *>(sm.x) +
                             (u32)(tid & ~31) * C::RSTRIDE;
     const unsigned char *slot = wslots + (u32)(tid & 31) * C::RSTRIDE;
-    if (w.pf_a0 != a0) {
-        /* Not copied ahead: a copy still in flight to the slots lands
-         * first. */
+    if (w.pf_a0 != a0 || np != 2u) {
+        /* Not copied ahead (the copies ahead are of two pieces a thread):
+         * a copy still in flight to the slots lands first. */
         if (w.pf_a0 != ~0ull)
             cp_async_wait_all();
-        segred_pieces_fill<T, C>(wslots, in, a0, n, vec, pad, tid);
+        segred_pieces_fill<T, C>(wslots, in, a0, np, n, vec, pad, tid);
     }
     cp_async_wait_all();
     __syncwarp(); /* the other lanes' copies into this lane's slot */
@@ -605,7 +611,9 @@ __device__ __forceinline__ void segred_tile_pieces(
     segred_piece<T> pc{pad, pad};
     if (j1 == j0 && lo == c0 && hi == c1) {
 #pragma unroll
-        for (int r = 0; r < C::RVEC; ++r) {
+        for (int r = 0; r < 2 * C::RVEC; ++r) {
+            if ((u32)r >= np * (u32)C::RVEC)
+                break;
             const vec16 q = *reinterpret_cast<const vec16 *>(slot + 16 * r);
             T t[C::V];
             memcpy(t, &q, sizeof t);
@@ -624,7 +632,7 @@ __device__ __forceinline__ void segred_tile_pieces(
     w.pf_a0 = ~0ull;
     if (next) {
         w.pf_a0 = etile - etile % C::V;
-        segred_pieces_fill<T, C>(wslots, in, w.pf_a0, n, vec, pad, tid);
+        segred_pieces_fill<T, C>(wslots, in, w.pf_a0, 2u, n, vec, pad, tid);
     }
     w.carry = segred_tile_end<T, C>(sm, win, w.st, out, n, nseg, w.carry,
                                     pc.acc, pc.head, j0, j1, id, op, tid);
@@ -632,13 +640,15 @@ __device__ __forceinline__ void segred_tile_pieces(
     w.et = etile;
 }
 
-/* One tile with segment ends: path [k, kt1) of the block's [.., k1). */
+/* One tile with segment ends: path [k, kt1) of the block's [.., k1), or
+ * [k, kt1 + TC) for a tile of few ends that takes the next tile's path
+ * too. Returns where the path goes on. */
 template <class T, class C, class Op>
-__device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
-                            const T *in, T *out, const u64 *offsets, u64 n,
-                            u64 nseg, u64 s_end, u64 k, u64 kt1, u64 k1,
-                            bool vec, const T &id, const T &pad, const Op &op,
-                            int tid)
+__device__ u64 segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
+                           const T *in, T *out, const u64 *offsets, u64 n,
+                           u64 nseg, u64 s_end, u64 k, u64 kt1, u64 k1,
+                           bool vec, const T &id, const T &pad, const Op &op,
+                           int tid)
 {
     const int lane = tid & 31;
     const u64 *win = w.win;
@@ -648,6 +658,26 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     const u64 ebase = w.et;
     u64 cnt = etile > ebase ? etile - ebase : 0;
     cnt = cnt < C::TC ? cnt : C::TC; /* only invalid offsets clamp */
+    u32 np = jt <= C::SPARSE && ebase % C::V + cnt <= C::TC ? 1u : 0u;
+    if (np != 0u && kt1 < k1) {
+        /* Two pieces a thread if the next tile's path adds few ends too.
+         * The window holds at least SPARSE + 2 entries from st unless it
+         * reaches the block's last segment, so a cut found at or below
+         * SPARSE is the cut. */
+        const u64 kt2 = k1 - kt1 > C::TC ? kt1 + C::TC : k1;
+        const u32 hi = w.jmax < C::SPARSE + 1u ? w.jmax : C::SPARSE + 1u;
+        u32 j2;
+        u64 e2;
+        segred_wcut_warp<C>(win, w.st, hi, n, kt2, lane, j2, e2);
+        u64 c2 = e2 > ebase ? e2 - ebase : 0;
+        if (j2 <= C::SPARSE && ebase % C::V + c2 <= 2 * C::TC) {
+            np = 2u;
+            kt1 = kt2;
+            jt = j2;
+            etile = e2;
+            cnt = c2;
+        }
+    }
     const u64 eend = ebase + cnt;
     const u64 a0 = ebase - ebase % C::V;
     const u64 nvec = cnt > 0 ? (eend - a0 + C::V - 1) / C::V : 0;
@@ -656,10 +686,10 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
      * made it the other one). */
     if (kt1 < k1 && !segred_covers<T, C>(w, w.st + jt))
         segred_fill<T, C>(sm, w, offsets, nseg, n, w.st + jt, s_end, tid);
-    if (jt <= C::SPARSE && ebase % C::V + cnt <= C::TC) {
-        segred_tile_pieces<T, C>(sm, w, in, out, n, nseg, jt, ebase, eend,
+    if (np != 0u) {
+        segred_tile_pieces<T, C>(sm, w, in, out, n, nseg, jt, np, ebase, eend,
                                  etile, kt1 < k1, vec, id, pad, op, tid);
-        return;
+        return kt1;
     }
     if (w.pf_a0 != ~0ull) { /* pieces copied ahead for nothing */
         cp_async_wait_all();
@@ -717,6 +747,7 @@ __device__ void segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
                                     acc, head, j0, j1, id, op, tid);
     w.st += jt;
     w.et = etile;
+    return kt1;
 }
 
 /* The last block: block b's carry completes its first segment when b
@@ -776,7 +807,8 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
     segred_kernel(segred_args a, T id, T pad)
 {
     typedef segred_cfg<T> C;
-    __shared__ segred_smem<T> sm;
+    extern __shared__ __align__(16) unsigned char segred_dyn[];
+    segred_smem<T> &sm = *reinterpret_cast<segred_smem<T> *>(segred_dyn);
     const Op op{};
     const int tid = (int)threadIdx.x;
     const int lane = tid & 31, warp = tid >> 5;
@@ -816,7 +848,7 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
     T facc = pad; /* this thread's part of a run of fast tiles */
     bool fpend = false;
     for (u64 k = k0; k < k1;) {
-        const u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
+        u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
         segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
         const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
         if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
@@ -837,8 +869,8 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
                 facc = pad;
                 fpend = false;
             }
-            segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end, k,
-                              kt1, k1, vec, id, pad, op, tid);
+            kt1 = segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end,
+                                    k, kt1, k1, vec, id, pad, op, tid);
         }
         k = kt1;
     }
