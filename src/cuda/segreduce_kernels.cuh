@@ -28,7 +28,11 @@
  * order, writes the segments that start and end inside it, and hands
  * (partial of its last segment, whether it ended one) to a segmented scan
  * over the block's threads, which gives each thread the partial of the
- * segment it started in.
+ * segment it started in. A tile with few ends (long segments) is not
+ * staged: each thread folds a contiguous piece of its elements, copied
+ * ahead by cp.async into a slot of its own, and enters the same scan;
+ * such a tile takes the next tile's path too when that adds few ends
+ * (segred_tile_pieces).
  *
  * Every fold keeps sequence order within a thread, and the combining
  * trees (threads, warps, tiles, blocks) are fixed functions of the
@@ -108,6 +112,8 @@ struct segred_cfg {
     static_assert(16 % sizeof(T) == 0, "built-in element sizes only");
 };
 
+/* The kernel's shared memory, dynamic (segreduce.cu sizes it): about 38
+ * KB for 1-byte values, 56 KB for 8-byte and 62 KB for 4-byte ones. */
 template <class T>
 struct segred_smem {
     /* Staged elements (segred_stage) or the threads' pieces. */
@@ -563,19 +569,20 @@ segred_piece_walk(const u64 *win, u64 st, const T *x, u64 c0, T *out, u64 n,
 
 /* A tile of elements [ebase, eend) with jt <= SPARSE segment ends (long
  * segments, as uniform 1000-element ones: about 4 ends in 4096 elements),
- * folded by pieces instead of staged: thread t owns elements [c0, c0 +
- * IPT), c0 = a0 + t IPT (the tile must fit: ebase % V + cnt <= TC), which
- * its warp copies into the thread's slot of sm.x; it counts the tile's
- * ends at or before c0 and c0 + IPT in the window (win[j + 1] = the end
- * of segment st + j) and folds its elements in order, closing a segment
- * at each end between them; a piece with no end inside, nearly every
- * piece, is one fold. A warp's copies go only to its own slots, so no
- * block barrier waits for them (a __syncwarp does), and once the warp
+ * folded by pieces instead of staged: thread t owns elements [c0, c1),
+ * c0 = a0 + t np IPT, c1 = c0 + np IPT (np = 1, or 2 for a tile that
+ * took the next tile's path too; the tile must fit: ebase % V + cnt <= np
+ * TC), which its warp copies into the thread's slot of sm.x; it counts
+ * the tile's ends at or before c0 and c1 in the window (win[j + 1] = the
+ * end of segment st + j) and folds its elements in order, closing a
+ * segment at each end between them; a piece with no end inside, nearly
+ * every piece, is one fold. A warp's copies go only to its own slots, so
+ * no block barrier waits for them (a __syncwarp does), and once the warp
  * has read its pieces it starts copying those of the next tile (from
- * etile; when next), so that tile's loads are in flight during this one's
- * scan. The staged walk (segred_tile) instead stops the whole block at a
- * barrier for every tile's loads. Updates the walk (carry, st, et,
- * pf_a0). */
+ * etile, two pieces a thread, when next), so that tile's loads are in
+ * flight during this one's scan. The staged walk (segred_tile) instead
+ * stops the whole block at a barrier for every tile's loads. Updates the
+ * walk (carry, st, et, pf_a0). */
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_tile_pieces(
     segred_smem<T> &sm, segred_walk<T> &w, const T *in, T *out, u64 n,
