@@ -98,9 +98,10 @@ struct segred_cfg {
     /* Vectors per thread of a tile (a tile may start mid-vector). */
     static constexpr int ROWS = (int)((TC / V + BLOCK - 1) / BLOCK) + 1;
     /* A tile with at most SPARSE segment ends is folded by pieces of IPT
-     * contiguous elements a thread (segred_tile_pieces), each copied to
-     * the thread's own slot of RSTRIDE bytes in sm.x (16 bytes of padding
-     * a slot keep a warp's 16-byte reads free of bank conflicts). */
+     * (or 2 IPT) contiguous elements a thread (segred_tile_pieces), each
+     * copied to the thread's own slot of RSTRIDE bytes in sm.x (16 bytes
+     * of padding a slot keep a warp's 16-byte reads free of bank
+     * conflicts). */
     static constexpr u32 SPARSE = 16u;
     static constexpr int RVEC = (int)(IPT / V);
     /* Such a tile may take the next tile's path too (two pieces a thread:
@@ -494,9 +495,9 @@ struct segred_piece {
 /* Starts copying the warp's pieces of np IPT elements of the tile from
  * element a0 (those of threads 32 warp .. 32 warp + 31: 32 np IPT
  * elements from a0 + 32 warp np IPT) into their slots, lane l taking
- * vectors l, l + 32, ... of them so
- * that each copy instruction reads 512 contiguous bytes (a lane copying
- * its own piece made every instruction touch twice the sectors it used):
+ * vectors l, l + 32, ... of them so that each copy instruction reads 512
+ * contiguous bytes (a lane copying its own piece made every instruction
+ * touch twice the sectors it used):
  * asynchronous 16-byte copies of the whole vectors of a 16-byte-aligned
  * input, loads and stores for the others (a vector that n cuts: a copy of
  * fewer bytes reads only those, but the memory checker takes it for a
