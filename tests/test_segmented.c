@@ -22,6 +22,9 @@
  * first element is a head, tiles with heads inside and tiles with none
  * (the one-segment distribution) meet in every combination.
  *
+ * Runs of one-element segments longer than a CPU chunk, broken by empty
+ * and longer segments (the CPU's all-heads chunks).
+ *
  * Also: the notes' worked example (parsum.h) on every dtype against its
  * literal expected output; float SUM with rounding inputs bit-identical
  * for 1, 2 and 7 threads and from run to run (on CUDA also under every
@@ -259,6 +262,71 @@ static void test_seg_scan_tiles(void **state)
             tu_ctx = saved;
             parsum_context_destroy(mine);
         }
+        free(in);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Runs of one-element segments of one to three CPU chunks and more, each
+ * followed by an empty segment or not, some with an empty segment inside,
+ * between segments of 50 or more elements; two empty segments at n. The
+ * CPU marks a chunk of one-element segments without visiting its offsets
+ * one by one (seg_bits.c) and must take the general path where an empty
+ * segment or a longer one breaks the run. Returns the segment count. */
+static size_t one_element_runs(size_t n, size_t chunk, uint64_t **out)
+{
+    size_t cap = n + 64, k = 0;
+    uint64_t *o = tu_malloc((cap + 1) * sizeof *o), pos = 0;
+    o[0] = 0;
+    for (size_t b = 0; pos < n && k + 8 < cap; b++) {
+        size_t run = chunk * (b % 3 + 1) + (b * 37) % 64;
+        for (size_t i = 0; i < run && pos < n && k + 8 < cap; i++) {
+            o[++k] = ++pos;
+            if (b % 4 == 3 && i == run / 2)
+                o[++k] = pos; /* an empty segment inside the run */
+        }
+        if (b % 2 == 1 && pos < n)
+            o[++k] = pos; /* and one at its end */
+        pos = pos + 50 + b < n ? pos + 50 + b : n;
+        o[++k] = pos;
+    }
+    if (o[k] < n)
+        o[++k] = n;
+    o[++k] = n;
+    o[++k] = n;
+    *out = o;
+    return k;
+}
+
+static void test_seg_scan_one_element_runs(void **state)
+{
+    (void)state;
+    static const scan_case cases[] = {{PARSUM_I32, PARSUM_SUM},
+                                      {PARSUM_F64, PARSUM_MAX},
+                                      {PARSUM_U8, PARSUM_SUM}};
+    size_t failures = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        parsum_dtype d = cases[c].dtype;
+        size_t chunk = tu_chunk(parsum_dtype_size(d));
+        size_t n = tu_quick ? 4 * chunk + 17 : 9 * chunk + 17;
+        tu_rng r = tu_rng_for(d, cases[c].op, n, 0x0e1e);
+        unsigned char *in = tu_malloc(n * parsum_dtype_size(d));
+        tu_fill(&r, d, cases[c].op, TU_DATA_EXACT, in, n);
+        uint64_t *off;
+        size_t nseg = one_element_runs(n, chunk, &off);
+        bufs b;
+        bufs_init(&b, d, cases[c].op, in, n);
+        tseg_desc descs[2];
+        tseg_desc_offsets(&descs[0], off, nseg);
+        size_t nwords;
+        uint32_t *fl = tseg_flags(&r, off, nseg, n, 0, &nwords);
+        tseg_desc_flags(&descs[1], fl, nwords, 0);
+        free(fl);
+        check_descs(&b, descs, 2, "runs of one-element segments", &failures);
+        tseg_desc_free(&descs[0]);
+        tseg_desc_free(&descs[1]);
+        bufs_free(&b);
+        free(off);
         free(in);
     }
     assert_int_equal(failures, 0);
@@ -539,6 +607,7 @@ static const struct CMUnitTest tests[] = {
     FLOAT_CASES(F32), FLOAT_CASES(F64),
     cmocka_unit_test(test_seg_scan_long_sizes),
     cmocka_unit_test(test_seg_scan_tiles),
+    cmocka_unit_test(test_seg_scan_one_element_runs),
     cmocka_unit_test(test_seg_scan_nan),
     cmocka_unit_test(test_determinism),
     cmocka_unit_test(test_determinism_grids),
