@@ -320,6 +320,12 @@ void parsum__cuda_tagged_reset(parsum_context *ctx, int which)
     parsum__cuda_st(ctx)->tagged[which].call = 0;
 }
 
+bool parsum__cuda_env_on(const char *name)
+{
+    const char *e = getenv(name);
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
 bool parsum__cuda_capturing(parsum_context *ctx)
 {
     cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;

@@ -143,6 +143,10 @@ void parsum__cuda_tagged_reset(parsum_context *ctx, int which);
  * tell): a captured call must zero its look-back state in the captured
  * work, since a replay reuses the call's tag and tile_base. */
 bool parsum__cuda_capturing(parsum_context *ctx);
+/* A measurement switch of the environment: false when the variable
+ * `name` is "0", true otherwise (unset included). The switches choose
+ * between kernels for measurements and for tests of every path. */
+bool parsum__cuda_env_on(const char *name);
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
 {

@@ -39,30 +39,34 @@ sat_geom geom_for(u64 w, u64 h)
     return g;
 }
 
-/* False when the environment variable `name` is "0": the switches below
- * choose between kernels for measurements and for tests of every path. */
-bool env_on(const char *name)
-{
-    const char *e = getenv(name);
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 /* The one-pass table serves integer accumulators; the environment
  * variable PARSUM_CUDA_SAT_ONEPASS=0 sends them through the three steps
  * instead (for measurements: both in one process). */
-bool sat_onepass_on() { return env_on("PARSUM_CUDA_SAT_ONEPASS"); }
+bool sat_onepass_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_SAT_ONEPASS");
+}
 
 /* PARSUM_CUDA_SAT_CACHE=0 keeps the one-pass kernel from caching a tile's
  * pixels in shared memory (for measurements and tests of both paths). */
-bool sat_cache_on() { return env_on("PARSUM_CUDA_SAT_CACHE"); }
+bool sat_cache_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_SAT_CACHE");
+}
 
 /* PARSUM_CUDA_SAT_U8=0 sends one-channel u8 images to the general
  * one-pass kernel instead of sat_u8_kernel (measurements, tests). */
-bool sat_u8_on() { return env_on("PARSUM_CUDA_SAT_U8"); }
+bool sat_u8_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_SAT_U8");
+}
 
 /* sat_u8_kernel's status words are tagged with the call (no memset before
  * it); PARSUM_CUDA_SAT_TAGS=0 zeroes them instead (measurements, tests). */
-bool sat_tags_on() { return env_on("PARSUM_CUDA_SAT_TAGS"); }
+bool sat_tags_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_SAT_TAGS");
+}
 
 /* Whether a one-channel u8 image of `tiles` tiles takes the three kernels
  * of image_sat_u8_split.cuh rather than the one-pass sat_u8_kernel: up to
@@ -81,7 +85,10 @@ bool sat_u8_split_for(parsum_context *ctx, u64 tiles)
 
 /* PARSUM_CUDA_BOX_U8=0 sends one-channel u8 images to the general box
  * filter instead of box_u8_kernel (measurements, tests). */
-bool box_u8_on() { return env_on("PARSUM_CUDA_BOX_U8"); }
+bool box_u8_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_BOX_U8");
+}
 
 /* Bytes of the one-pass look-back state (sat_lb): status words, the tile
  * counter and sat_u8_kernel's packed words first (zeroed per call), then

@@ -11,7 +11,6 @@
 #include "scan_kernels.cuh"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 using parsum_cu::round_up;
@@ -71,19 +70,12 @@ state_layout layout_for(size_t elem_size, size_t scan_size, size_t n,
     L.bytes = L.packed ? L.off_stat : L.off_stat + 8 * L.tiles;
     return L;
 }
-/* A measurement switch: on unless the environment variable is "0". */
-bool env_on(const char *name)
-{
-    const char *e = getenv(name);
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 /* Whether the scan's tiles tag their descriptors with the call
  * (PARSUM_CUDA_SCAN_TAGS=0 in the environment: zero them before each
  * launch instead; for measurements and tests). */
 bool scan_tags_on()
 {
-    static const bool on = env_on("PARSUM_CUDA_SCAN_TAGS");
+    static const bool on = parsum__cuda_env_on("PARSUM_CUDA_SCAN_TAGS");
     return on;
 }
 
@@ -214,7 +206,7 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
 
 bool parsum__cuda_pipe_on(void)
 {
-    static const bool on = env_on("PARSUM_CUDA_SCAN_PIPE");
+    static const bool on = parsum__cuda_env_on("PARSUM_CUDA_SCAN_PIPE");
     return on;
 }
 
