@@ -99,6 +99,14 @@ size_t sat_lb_status_bytes(const sat_geom &g)
     return round_up((2 * tiles + 2) * sizeof(u32) + tiles * sizeof(u64), 256);
 }
 
+/* Bytes of sat_u8_kernel's tagged words (sat_lb::hwt, vwt), which follow
+ * the status words: 1 KB of row words and 4 KB of column words a tile. */
+size_t sat_u8_tw_bytes(const sat_geom &g)
+{
+    const u64 tiles = g.bands * g.strips;
+    return round_up(tiles * (U8_HW + U8_VW) * 8, 256);
+}
+
 size_t sat_lb_bytes(const sat_geom &g, int ch, size_t acc)
 {
     const u64 tiles = g.bands * g.strips;
@@ -151,8 +159,10 @@ size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
     size_t need = std::max(three, sat_lb_bytes(g, src.channels, acc));
     if (src.dtype == PARSUM_U8 && src.channels == 1) {
         carve count = {nullptr, 0};
-        sat_u8_carries_take(geom_u8(src.width, src.height), count);
+        const sat_geom gu = geom_u8(src.width, src.height);
+        sat_u8_carries_take(gu, count);
         need = std::max(need, count.used);
+        need = std::max(need, sat_lb_bytes(gu, 1, sizeof(u32)) + sat_u8_tw_bytes(gu));
     }
     return need + 256;
 }
@@ -212,15 +222,17 @@ parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
  * first, then hst, vst, wpk), to be tagged with lb->tag. */
 template <class Acc, int CH>
 parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
-                          sat_lb<Acc> *lb, bool tagged = false)
+                          sat_lb<Acc> *lb, bool tagged = false, bool tw = false)
 {
     const u64 tiles = g.bands * g.strips;
     unsigned char *status = NULL;
+    const size_t sb = sat_lb_status_bytes(g), twb = tw ? sat_u8_tw_bytes(g) : 0;
     lb->tag = lb->tile_base = 0;
+    lb->hwt = lb->vwt = NULL;
     if (tagged) {
         void *buf = NULL;
         parsum_status s = parsum__cuda_tagged_status(
-            ctx, PARSUM__TAGGED_SAT, sat_lb_status_bytes(g), (unsigned)tiles,
+            ctx, PARSUM__TAGGED_SAT, sb + twb, (unsigned)tiles,
             &buf, &lb->tag, &lb->tile_base);
         if (s != PARSUM_OK)
             return s;
@@ -228,8 +240,9 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
         lb->hst = lb->counter + 2;
         lb->vst = lb->hst + tiles;
         lb->wpk = reinterpret_cast<u64 *>(lb->vst + tiles);
+        status = static_cast<unsigned char *>(buf);
     } else {
-        status = static_cast<unsigned char *>(cv.take(sat_lb_status_bytes(g)));
+        status = static_cast<unsigned char *>(cv.take(sb + twb));
         lb->hst = reinterpret_cast<u32 *>(status);
         lb->vst = lb->hst + tiles;
         lb->counter = lb->vst + tiles;
@@ -241,10 +254,13 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
     lb->vinc = static_cast<Acc *>(cv.take(tiles * STRIP * CH * sizeof(Acc)));
     lb->wagg = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
     lb->winc = static_cast<Acc *>(cv.take(tiles * CH * sizeof(Acc)));
+    if (tw) {
+        lb->hwt = reinterpret_cast<unsigned long long *>(status + sb);
+        lb->vwt = lb->hwt + tiles * U8_HW;
+    }
     if (!tagged)
-        PARSUM_CUDA_TRY(ctx,
-                        cudaMemsetAsync(status, 0, sat_lb_status_bytes(g),
-                                        parsum__cuda_st(ctx)->stream));
+        PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(status, 0, sb + twb,
+                                             parsum__cuda_st(ctx)->stream));
     return PARSUM_OK;
 }
 
@@ -285,7 +301,7 @@ parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
         return sat_u8_split(ctx, src, tab, pad, cv);
     sat_lb<u32> lb;
     const bool tagged = sat_tags_on() && !parsum__cuda_capturing(ctx);
-    parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb, tagged);
+    parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb, tagged, true);
     if (s != PARSUM_OK)
         return s;
     void (*kern)(img_in, img_out, sat_geom, sat_lb<u32>) =

@@ -29,6 +29,12 @@ struct sat_lb {
     /* sat_u8_kernel only: w per tile with its status in one word (status
      * in the low half, SAT_AGG: wagg, SAT_INC: winc, in the high half). */
     unsigned long long *wpk;
+    /* sat_u8_kernel only: tile values that carry their own tag (value in
+     * the low half, tag | 1 in the high half; no status word, no fence):
+     * hwt[t][0..63] the row totals, hwt[t][64..127] the inclusive row
+     * sums; vwt[t][2 i], [2 i + 1] thread i's column totals (16-bit
+     * pairs). */
+    unsigned long long *hwt, *vwt;
     Acc *hagg, *hinc, *vagg, *vinc, *wagg, *winc;
     /* Status words tagged with the call (sat_u8_kernel; sat_lb_take in
      * image.cu, parsum__cuda_tagged_status): a word holds status | tag, and a word with another tag
