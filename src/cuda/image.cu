@@ -4,7 +4,7 @@
  */
 #include "cuda_internal.h"
 #include "image_box_u8.cuh"
-#include "image_sat_u8_split.cuh"
+#include "image_sat_u8.cuh"
 
 #include <algorithm>
 #include <cstdlib>
@@ -68,21 +68,6 @@ bool sat_tags_on()
     return parsum__cuda_env_on("PARSUM_CUDA_SAT_TAGS");
 }
 
-/* Whether a one-channel u8 image of `tiles` tiles takes the three kernels
- * of image_sat_u8_split.cuh rather than the one-pass sat_u8_kernel: up to
- * two waves of the one-pass kernel's resident tiles (H200, 2026-11-26,
- * bench/RESULTS.md: three kernels 0.0194 / 0.0386 ms at 2048^2 / 4096^2
- * against 0.0234 / 0.0430, one pass 0.121 / 0.418 ms at 8192^2 / 16384^2
- * against 0.124 / 0.457). PARSUM_CUDA_SAT_U8_SPLIT=0 or 1 forces one of
- * them (measurements, tests). */
-bool sat_u8_split_for(parsum_context *ctx, u64 tiles)
-{
-    const char *e = getenv("PARSUM_CUDA_SAT_U8_SPLIT");
-    if (e != NULL && (strcmp(e, "0") == 0 || strcmp(e, "1") == 0))
-        return e[0] == '1';
-    return tiles <= 2 * (u64)U8_BLOCKS * (u64)parsum__cuda_st(ctx)->sm_count;
-}
-
 /* PARSUM_CUDA_BOX_U8=0 sends one-channel u8 images to the general box
  * filter instead of box_u8_kernel (measurements, tests). */
 bool box_u8_on()
@@ -131,24 +116,6 @@ sat_geom geom_u8(u64 w, u64 h)
     return g;
 }
 
-/* The carries of the three u8 kernels (image_sat_u8_split.cuh) for
- * geometry g, carved from cv (a carve from NULL counts their bytes). */
-sat_u8_carries sat_u8_carries_take(const sat_geom &g, carve &cv)
-{
-    const u64 tiles = g.bands * g.strips;
-    sat_u8_carries c;
-    c.rt = static_cast<u32 *>(cv.take(tiles * MAX_BAND * sizeof(u32)));
-    c.rtl = static_cast<u32 *>(cv.take(tiles * MAX_BAND * sizeof(u32)));
-    c.hx = static_cast<u32 *>(cv.take(tiles * MAX_BAND * sizeof(u32)));
-    c.ct = static_cast<u32 *>(cv.take(tiles * STRIP * sizeof(u32)));
-    c.cx = static_cast<u32 *>(cv.take(tiles * STRIP * sizeof(u32)));
-    c.pq = static_cast<u32 *>(
-        cv.take(tiles * (U8_RGROUPS - 1) * 2 * THREADS * sizeof(u32)));
-    c.tt = static_cast<u32 *>(cv.take(tiles * sizeof(u32)));
-    c.tx = static_cast<u32 *>(cv.take(tiles * sizeof(u32)));
-    return c;
-}
-
 /* Scratch bytes of one table computation with accumulators of acc bytes
  * (the largest of the methods' needs). */
 size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
@@ -158,10 +125,7 @@ size_t sat_scratch_bytes(const parsum_image &src, size_t acc)
                    round_up(src.height * g.strips * src.channels * acc, 256);
     size_t need = std::max(three, sat_lb_bytes(g, src.channels, acc));
     if (src.dtype == PARSUM_U8 && src.channels == 1) {
-        carve count = {nullptr, 0};
         const sat_geom gu = geom_u8(src.width, src.height);
-        sat_u8_carries_take(gu, count);
-        need = std::max(need, count.used);
         need = std::max(need, sat_lb_bytes(gu, 1, sizeof(u32)) + sat_u8_tw_bytes(gu));
     }
     return need + 256;
@@ -264,41 +228,14 @@ parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
     return PARSUM_OK;
 }
 
-/* The same by the three kernels of image_sat_u8_split.cuh; the carries
- * take the look-back arrays' places in the scratch. */
-parsum_status sat_u8_split(parsum_context *ctx, const parsum_image &src,
-                           img_out tab, int pad, carve &cv)
-{
-    const sat_geom g = geom_u8(src.width, src.height);
-    const u64 tiles = g.bands * g.strips;
-    const sat_u8_carries c = sat_u8_carries_take(g, cv);
-    cudaStream_t st = parsum__cuda_st(ctx)->stream;
-    sat_u8_sums_kernel<<<(unsigned)tiles, THREADS, 0, st>>>(in_of(src), g, c);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    const u64 carry_blocks = g.strips * U8C_CHUNKS +
-                             (g.bands * MAX_BAND + THREADS - 1) / THREADS;
-    sat_u8_carry_kernel<<<(unsigned)carry_blocks, THREADS, 0, st>>>(g, c);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    void (*kern)(img_in, img_out, sat_geom, sat_u8_carries) =
-        pad ? sat_u8_rows_kernel<true> : sat_u8_rows_kernel<false>;
-    const size_t bytes = WARPS * U8R_SLOTS * 32 * sizeof(uint4);
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)bytes));
-    kern<<<(unsigned)tiles, THREADS, bytes, st>>>(in_of(src), tab, g, c);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    return PARSUM_OK;
-}
-
-/* The table of a one-channel u8 image into U32, on the tiles of geom_u8:
- * by sat_u8_kernel (image_sat_u8.cuh), or by the three kernels of
- * sat_u8_split where sat_u8_split_for says. */
+/* The table of a one-channel u8 image into U32, on the tiles of geom_u8,
+ * by sat_u8_kernel (image_sat_u8.cuh). (Three kernels without look-backs,
+ * taken up to two waves of tiles until 2026-11-27, lost to it at every size
+ * once its look-backs used tagged words: NOTES section 10.) */
 parsum_status sat_u8(parsum_context *ctx, const parsum_image &src, img_out tab,
                      int pad, carve &cv)
 {
     const sat_geom g = geom_u8(src.width, src.height);
-    if (sat_u8_split_for(ctx, g.bands * g.strips))
-        return sat_u8_split(ctx, src, tab, pad, cv);
     sat_lb<u32> lb;
     const bool tagged = sat_tags_on() && !parsum__cuda_capturing(ctx);
     parsum_status s = sat_lb_take<u32, 1>(ctx, g, cv, &lb, tagged, true);

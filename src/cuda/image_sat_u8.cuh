@@ -52,10 +52,8 @@
  * so the result does not depend on the look-backs' timing.
  *
  * Used when the image's data and pitch are multiples of 4 bytes and the
- * table's of 16 (image.cu), for images of more than two waves of tiles
- * (smaller ones take the three kernels of image_sat_u8_split.cuh, which
- * share these passes); PARSUM_CUDA_SAT_U8=0 sends these images to the
- * general kernel instead (measurements, and a test of that path).
+ * table's of 16 (image.cu); PARSUM_CUDA_SAT_U8=0 sends these images to
+ * the general kernel instead (measurements, and a test of that path).
  */
 #ifndef PARSUM_IMAGE_SAT_U8_CUH
 #define PARSUM_IMAGE_SAT_U8_CUH
@@ -181,11 +179,11 @@ __device__ __forceinline__ u32 u8_rows_reduce(u32 (&t)[8])
  * loaded 8 at a time; its half's row totals into rowtot[r][half], the
  * column sums of its rows as 16-bit pairs into cs (word m: columns 4 l +
  * 0 and + 2 of group m; word 4 + m: + 1 and + 3), the pixels into the
- * cache (CACHE). ASYNC (with CACHE and FULL): all the warp's rows are
+ * cache. ASYNC (FULL only): all the warp's rows are
  * requested at once by cp.async straight into the cache and read from it
  * (one round trip to memory instead of one per 8 rows; 0.5-1 % faster at
  * 8192^2 on an H200). */
-template <bool FULL, bool CACHE = true, bool ASYNC = false>
+template <bool FULL, bool ASYNC>
 __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
                                               u64 y, int r0, int nrows,
                                               int rw, u32 (*rowtot)[2],
@@ -229,7 +227,7 @@ __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
         u32 sum[G];
 #pragma unroll
         for (int r = 0; r < G; r++) {
-            if (CACHE && !ASYNC && rb + r < nrows)
+            if (!ASYNC && rb + r < nrows)
                 *u8_cache_at(cache, rw, rb + r) = raw[r];
             sum[r] = 0;
 #pragma unroll
@@ -679,11 +677,11 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     const bool full = xh + U8_HALF <= in.width;
 
     if (full)
-        u8_first_pass<true, true, true>(in, xh, y0 + r0, r0, nrows, rw,
-                                        rowtot, cs[warp], u8_cache);
+        u8_first_pass<true, true>(in, xh, y0 + r0, r0, nrows, rw, rowtot,
+                                  cs[warp], u8_cache);
     else
-        u8_first_pass<false>(in, xh, y0 + r0, r0, nrows, rw, rowtot, cs[warp],
-                             u8_cache);
+        u8_first_pass<false, false>(in, xh, y0 + r0, r0, nrows, rw, rowtot,
+                                    cs[warp], u8_cache);
     __syncthreads();
     const u32 rt = i < rows && i < MAX_BAND ? rowtot[i][0] + rowtot[i][1] : 0u;
     const uint2 colp = u8_col_suffix(cs);
