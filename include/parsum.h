@@ -841,7 +841,9 @@ PARSUM_API parsum_status parsum_image_copy(parsum_context *ctx,
  * read from memory once (CUDA: integer tables in one pass that keeps each
  * tile's pixels on chip where they fit, e.g. one-channel U8; other
  * images read a tile a second time, mostly from the L2 cache; float
- * tables take three steps that read src twice). Errors: descriptors (see
+ * tables take three steps that read src twice; one-channel U8 into U32
+ * keeps its look-back words, about 0.08 bytes per pixel, in the context
+ * between calls, so that no call has to clear them). Errors: descriptors (see
  * parsum_image), dtype pairs not listed, unknown flags, table size
  * mismatch, overlap. */
 #define PARSUM_INTEGRAL_OFFSET_MEAN 4u

@@ -183,7 +183,9 @@ parsum_status sat_cache_fits(parsum_context *ctx, sat_onepass_fn<Acc> kern,
  * the scratch (sat_lb_bytes for a geometry with as many tiles or more),
  * its status words and tile counter zeroed on the stream; or, TAGGED, the
  * status words and counter in the context's tagged buffer (the counter
- * first, then hst, vst, wpk), to be tagged with lb->tag. */
+ * first, then hst, vst, wpk), to be tagged with lb->tag. TW (sat_u8_kernel):
+ * its tagged value words (hwt, vwt) follow the status words, in the same
+ * buffer or carve and zeroed with them. */
 template <class Acc, int CH>
 parsum_status sat_lb_take(parsum_context *ctx, const sat_geom &g, carve &cv,
                           sat_lb<Acc> *lb, bool tagged = false, bool tw = false)
