@@ -22,6 +22,13 @@ namespace parsum_k {
 #define PARSUM_K_POLL_NS 32
 #endif
 
+/* Windows of 32 descriptors lookback_left keeps in registers for 8-byte
+ * values and segmented pairs of 4-byte ones (a tuning knob; 2 for smaller
+ * values). */
+#ifndef PARSUM_K_LEFT_W8
+#define PARSUM_K_LEFT_W8 1
+#endif
+
 __device__ __forceinline__ void poll_pause()
 {
 #if PARSUM_K_POLL_NS > 0
@@ -374,13 +381,27 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * prefix and again, oldest first, to fold it (a descriptor read twice may
  * have turned from A(m) into P(m) = L(m+1) in between; the fold then
  * restarts from it, which is the same fold). */
+/* x := x (+) v(l) (+) v(l + 1) .. (+) v(31), folded from the left, v(m)
+ * being lane m's v (all lanes call; the result in every lane). A
+ * specialization may take a shorter way to the same bits (seg_or_op's,
+ * scan_kernels.cuh). */
+template <class T, class Op>
+struct left_fold {
+    static __device__ __forceinline__ void run(T &x, const T &v, int l,
+                                               const Op &op)
+    {
+        for (; l < 32; ++l)
+            x = op(x, shfl_idx(v, l));
+    }
+};
+
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
-    constexpr int W = sizeof(T) <= 4 ? 2 : 1; /* registers */
+    constexpr int W = sizeof(T) <= 4 ? 2 : PARSUM_K_LEFT_W8; /* registers */
     if (lane == 0 && !PRE)
         publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
                 a.tag);
@@ -402,8 +423,7 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
             x = shfl_idx(v, hi);
             l = hi + 1;
         }
-        for (; l < 32; ++l)
-            x = op(x, shfl_idx(v, l));
+        left_fold<T, Op>::run(x, v, l, op);
     };
     T v[W];
     u32 inc[W];

@@ -43,6 +43,37 @@ struct seg_or_op {
     }
 };
 
+/* The left fold of (value, flag) pairs (lookback_left): every lane up to
+ * the last flagged one is overwritten by it, so the fold starts there and
+ * goes on over the values alone (one shuffle and one combine a step
+ * instead of two shuffles, a combine and a select); the flags are ORed in
+ * one reduction. The same bits as the pairwise fold. */
+template <class T, class Op>
+struct left_fold<seg_pair<T>, seg_or_op<T, Op>> {
+    static __device__ __forceinline__ void
+    run(seg_pair<T> &x, const seg_pair<T> &v, int l, const seg_or_op<T, Op> &)
+    {
+        const int lane = threadIdx.x & 31;
+        const u32 k = lane >= l ? v.k : 0u;
+        const unsigned heads = __ballot_sync(PARSUM_K_FULL_MASK, k != 0u);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        x.k |= __reduce_or_sync(PARSUM_K_FULL_MASK, k);
+#else
+        u32 o = k;
+        for (int d = 16; d >= 1; d /= 2)
+            o |= __shfl_xor_sync(PARSUM_K_FULL_MASK, o, d);
+        x.k |= o;
+#endif
+        if (heads) {
+            const int h = 31 - __clz((int)heads);
+            x.v = shfl_idx(v.v, h);
+            l = h + 1;
+        }
+        for (; l < 32; ++l)
+            x.v = Op{}(x.v, shfl_idx(v.v, l));
+    }
+};
+
 template <class T, class Op>
 struct seg_count_op {
     __device__ __forceinline__ seg_pair<T>
