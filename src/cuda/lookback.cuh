@@ -361,6 +361,20 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
     return x;
 }
 
+/* x := x (+) v(l) (+) v(l + 1) .. (+) v(31), folded from the left, v(m)
+ * being lane m's v (all lanes call; the result in every lane). A
+ * specialization may take a shorter way to the same bits (seg_or_op's,
+ * scan_kernels.cuh). */
+template <class T, class Op>
+struct left_fold {
+    static __device__ __forceinline__ void run(T &x, const T &v, int l,
+                                               const Op &op)
+    {
+        for (; l < 32; ++l)
+            x = op(x, shfl_idx(v, l));
+    }
+};
+
 /* The classic look-back made deterministic for any associative operator,
  * floats included (warp 0 of tile c; returns X(c) in every lane,
  * meaningful for c > 0). The inclusive prefix tile k publishes is the
@@ -381,20 +395,6 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
  * prefix and again, oldest first, to fold it (a descriptor read twice may
  * have turned from A(m) into P(m) = L(m+1) in between; the fold then
  * restarts from it, which is the same fold). */
-/* x := x (+) v(l) (+) v(l + 1) .. (+) v(31), folded from the left, v(m)
- * being lane m's v (all lanes call; the result in every lane). A
- * specialization may take a shorter way to the same bits (seg_or_op's,
- * scan_kernels.cuh). */
-template <class T, class Op>
-struct left_fold {
-    static __device__ __forceinline__ void run(T &x, const T &v, int l,
-                                               const Op &op)
-    {
-        for (; l < 32; ++l)
-            x = op(x, shfl_idx(v, l));
-    }
-};
-
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
