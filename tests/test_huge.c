@@ -14,10 +14,12 @@
  * parsum_partition_unstable, the rejected bytes from the end down), and
  * a U8 histogram (AUTO strategy, U64 counts) of the input; then a U8 sort into a
  * second buffer and a segmented sort in place (two segments, the boundary
- * just below 2^31), checked by order and value counts.
+ * just below 2^31), checked by order and value counts; last, the input
+ * seen as a 65536-wide U8 image (more than 2^31 pixels) and its inclusive
+ * U32 summed-area table (8.6 GB), checked against a closed form.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
  * packed flags (268 MB, context memory), for the select its output (2.15
- * GB more) and 64 MiB host blocks: input, flags and selection bits are
+ * GB more), for the table 8.6 GB (context memory) and 64 MiB host blocks: input, flags and selection bits are
  * regenerated block by block from the PRNG when checking, instead of
  * being kept.
  *
@@ -481,12 +483,97 @@ static void test_huge_sort_u8(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- summed-area table --------------------------------------------- */
+
+/* The U8 image of the table case: HUGE_N bytes seen as rows of HW pixels
+ * (HH rows, more than 2^31 pixels), pixel (x, y) = x % 5 + 3 y % 7, whose
+ * inclusive table has a closed form: T(x, y) = (y + 1) A(x) + (x + 1) B(y)
+ * with A, B the prefix sums of the two terms (mod 2^32 for a U32 table). */
+#define HW ((size_t)65536)
+#define HH (HUGE_N / HW)
+
+static unsigned char sat_px(size_t x, size_t y)
+{
+    return (unsigned char)(x % 5 + (3 * y) % 7);
+}
+
+/* A U32 inclusive table (8.6 GB) of the > 2^31-pixel image: row and tile
+ * indices, row offsets and the look-back state past 2^31, every entry
+ * checked against the closed form, 256 rows at a time. */
+static void test_huge_integral_u8(void **state)
+{
+    (void)state;
+    parsum_image src = {.data = huge_buf, .width = HW, .height = HH,
+                        .pitch = HW, .channels = 1, .dtype = PARSUM_U8,
+                        .where = tu_backend == PARSUM_BACKEND_CUDA
+                                     ? PARSUM_MEM_DEVICE
+                                     : PARSUM_MEM_HOST};
+    parsum_image tab;
+    if (parsum_image_alloc(tu_ctx, &tab, HW, HH, 1, PARSUM_U32) != PARSUM_OK)
+        skip(); /* no room for the table */
+    const size_t rows = BLOCK / HW;
+    unsigned char *blk = tu_malloc(BLOCK);
+    for (size_t y0 = 0; y0 < HH; y0 += rows) {
+        size_t n = HH - y0 < rows ? HH - y0 : rows;
+        for (size_t y = 0; y < n; y++)
+            for (size_t x = 0; x < HW; x++)
+                blk[y * HW + x] = sat_px(x, y0 + y);
+        tu_upload(huge_buf + y0 * HW, blk, n * HW);
+    }
+    free(blk);
+    parsum_status st =
+        parsum_integral(tu_ctx, &src, &tab, PARSUM_INTEGRAL_INCLUSIVE, NULL);
+    if (st == PARSUM_ERR_OUT_OF_MEMORY) {
+        parsum_image_free(tu_ctx, &tab);
+        skip(); /* no room for the scratch */
+    }
+    TU_OK(st);
+    uint32_t *a = tu_malloc(HW * sizeof *a), *bsum = tu_malloc(HH * sizeof *bsum);
+    uint32_t acc = 0;
+    for (size_t x = 0; x < HW; x++)
+        a[x] = acc += (uint32_t)(x % 5);
+    acc = 0;
+    for (size_t y = 0; y < HH; y++)
+        bsum[y] = acc += (uint32_t)((3 * y) % 7);
+    const size_t trows = BLOCK / (HW * 4);
+    uint32_t *got = tu_malloc(trows * HW * sizeof *got);
+    size_t bad = 0, failures = 0;
+    for (size_t y0 = 0; y0 < HH; y0 += trows) {
+        size_t n = HH - y0 < trows ? HH - y0 : trows;
+        for (size_t y = 0; y < n; y++)
+            tu_download(got + y * HW,
+                        (const char *)tab.data + (y0 + y) * tab.pitch, HW * 4);
+        for (size_t y = 0; y < n; y++)
+            for (size_t x = 0; x < HW; x++) {
+                const size_t yy = y0 + y;
+                const uint32_t want = (uint32_t)(yy + 1) * a[x] +
+                                      (uint32_t)(x + 1) * bsum[yy];
+                if (got[y * HW + x] != want) {
+                    if (bad < TU_MAX_REPORTS)
+                        print_error("  MISMATCH integral u8 -> u32 %zu x %zu "
+                                    "inclusive: (%zu, %zu): expected %u, "
+                                    "got %u\n",
+                                    HW, HH, x, yy, want, got[y * HW + x]);
+                    bad++;
+                }
+            }
+    }
+    if (bad != 0)
+        tu_report(&failures, "  integral: %zu wrong entries\n", bad);
+    free(a);
+    free(bsum);
+    free(got);
+    parsum_image_free(tu_ctx, &tab);
+    assert_int_equal(failures, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_huge_i8_sum),
     cmocka_unit_test(test_huge_segmented_u8_sum),
     cmocka_unit_test(test_huge_select_u8_bits),
     cmocka_unit_test(test_huge_histogram_u8),
     cmocka_unit_test(test_huge_sort_u8),
+    cmocka_unit_test(test_huge_integral_u8),
 };
 
 PARSUM_TEST_MAIN(test_huge)
