@@ -114,10 +114,8 @@ __device__ __forceinline__ u32 u8_warp_total(const u32 (&v)[U8_GROUPS][4])
     return warp_sum(t);
 }
 
-/* The lane's 4 words of one row of its half strip (from column x0; zero
- * past the width w). row must be 4-byte aligned. FULL: the half strip
- * lies inside the width. */
-template <bool FULL>
+/* The lane's 4 words of one row of a half strip that the width w cuts
+ * (from column x0; zero past w). row must be 4-byte aligned. */
 __device__ __forceinline__ uint4 u8_load_row(const char *row, u64 x0, u64 w)
 {
     const int lane = threadIdx.x & 31;
@@ -126,7 +124,7 @@ __device__ __forceinline__ uint4 u8_load_row(const char *row, u64 x0, u64 w)
 #pragma unroll
     for (int m = 0; m < U8_GROUPS; m++) {
         const u64 c = x0 + u8_col(m, lane);
-        if (FULL || c + 4 <= w) {
+        if (c + 4 <= w) {
             raw[m] = __ldg(reinterpret_cast<const u32 *>(p + u8_col(m, lane)));
         } else {
             u32 v = 0;
@@ -179,11 +177,11 @@ __device__ __forceinline__ u32 u8_rows_reduce(u32 (&t)[8])
  * loaded 8 at a time; its half's row totals into rowtot[r][half], the
  * column sums of its rows as 16-bit pairs into cs (word m: columns 4 l +
  * 0 and + 2 of group m; word 4 + m: + 1 and + 3), the pixels into the
- * cache. ASYNC (FULL only): all the warp's rows are
+ * cache. FULL (the half strip inside the width): all the warp's rows are
  * requested at once by cp.async straight into the cache and read from it
  * (one round trip to memory instead of one per 8 rows; 0.5-1 % faster at
  * 8192^2 on an H200). */
-template <bool FULL, bool ASYNC>
+template <bool FULL>
 __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
                                               u64 y, int r0, int nrows,
                                               int rw, u32 (*rowtot)[2],
@@ -195,7 +193,7 @@ __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
 #pragma unroll
     for (int m = 0; m < U8_GROUPS; m++)
         e[m] = o[m] = 0;
-    if (ASYNC) {
+    if (FULL) {
         /* Every row of the warp in flight at once, straight into the
          * cache, one commit group per G rows. */
         const unsigned char *p =
@@ -212,7 +210,7 @@ __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
     }
     for (int rb = 0; rb < nrows; rb += G) {
         uint4 raw[G];
-        if (ASYNC) {
+        if (FULL) {
             if (rb + G < nrows)
                 cp_async_wait<1>();
             else
@@ -221,13 +219,13 @@ __device__ __forceinline__ void u8_first_pass(const img_in &in, u64 x0,
 #pragma unroll
         for (int r = 0; r < G; r++)
             raw[r] = rb + r >= nrows ? make_uint4(0u, 0u, 0u, 0u)
-                     : ASYNC ? *u8_cache_at(cache, rw, rb + r)
-                             : u8_load_row<FULL>(in.data + (y + rb + r) * in.pitch,
-                                                 x0, in.width);
+                     : FULL ? *u8_cache_at(cache, rw, rb + r)
+                            : u8_load_row(in.data + (y + rb + r) * in.pitch,
+                                          x0, in.width);
         u32 sum[G];
 #pragma unroll
         for (int r = 0; r < G; r++) {
-            if (!ASYNC && rb + r < nrows)
+            if (!FULL && rb + r < nrows)
                 *u8_cache_at(cache, rw, rb + r) = raw[r];
             sum[r] = 0;
 #pragma unroll
@@ -677,11 +675,11 @@ __global__ void __launch_bounds__(THREADS, U8_BLOCKS)
     const bool full = xh + U8_HALF <= in.width;
 
     if (full)
-        u8_first_pass<true, true>(in, xh, y0 + r0, r0, nrows, rw, rowtot,
-                                  cs[warp], u8_cache);
+        u8_first_pass<true>(in, xh, y0 + r0, r0, nrows, rw, rowtot, cs[warp],
+                            u8_cache);
     else
-        u8_first_pass<false, false>(in, xh, y0 + r0, r0, nrows, rw, rowtot,
-                                    cs[warp], u8_cache);
+        u8_first_pass<false>(in, xh, y0 + r0, r0, nrows, rw, rowtot, cs[warp],
+                             u8_cache);
     __syncthreads();
     const u32 rt = i < rows && i < MAX_BAND ? rowtot[i][0] + rowtot[i][1] : 0u;
     const uint2 colp = u8_col_suffix(cs);
