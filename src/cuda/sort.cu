@@ -262,6 +262,7 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
     a.counter[1] = counters + 32; /* apart: another 128-byte line */
     a.fold_copy = fold_copy ? 1u : 0u;
     a.copy = copy;
+    a.pos32 = j.n <= ((u64)1 << 32) ? 1u : 0u;
     return passes_var(ctx, var, (int)ks, vmode, a, L, j.n);
 }
 

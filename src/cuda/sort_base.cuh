@@ -85,8 +85,14 @@ struct os_policy {
 struct os_variant {
     int block, min_blocks, match, lbw;
     int items4, items8, items16, items24; /* by key + value bytes */
+    int min_blocks4; /* min_blocks for 4 bytes a key (and value) */
 };
 constexpr int OS_VARIANTS = 6;
+/* Variant 5's resident blocks for layouts wider than 4 bytes a key and
+ * value (a tuning knob: 3 caps registers at 56, measured slower). */
+#ifndef PARSUM_SORT_MB8
+#define PARSUM_SORT_MB8 2
+#endif
 __host__ __device__ constexpr os_variant os_variant_of(int var)
 {
     /* 0: CUB's sm90 tile (384 x 21 for 4-byte keys), ballot matching.
@@ -94,13 +100,18 @@ __host__ __device__ constexpr os_variant os_variant_of(int var)
      * 2: 512 x 15, two blocks (64 registers): more warps to hide latency.
      * 3: 256 x 12, four blocks: small tiles, for n of a few million.
      * 4: 384 x 10, two blocks: half tiles, same occupancy as 0.
-     * 5: 0's tile ranked by shared-memory OR masks (match 2). */
-    return var == 5   ? os_variant{384, 2, 2, 4, 21, 17, 12, 9}
-           : var == 1   ? os_variant{384, 2, 0, 4, 21, 17, 12, 9}
-           : var == 2 ? os_variant{512, 2, 1, 4, 15, 11, 8, 6}
-           : var == 3 ? os_variant{256, 4, 1, 4, 12, 9, 6, 5}
-           : var == 4 ? os_variant{384, 2, 1, 4, 10, 8, 6, 5}
-                      : os_variant{384, 2, 1, 4, 21, 17, 12, 9};
+     * 5: 0's tile ranked by shared-memory OR masks (match 2), three
+     *    blocks per multiprocessor for 4-byte keys (56 registers: the
+     *    occupancy CUB's pass has; at two, 80 registers, the same
+     *    instructions issued at 0.8 of CUB's rate). Wider layouts stay at
+     *    two (PARSUM_SORT_MB8): at three, 56 registers spilled, and u32
+     *    pairs and u64 keys ran 19 % and 22 % slower. */
+    return var == 5   ? os_variant{384, PARSUM_SORT_MB8, 2, 4, 21, 17, 12, 9, 3}
+           : var == 1 ? os_variant{384, 2, 0, 4, 21, 17, 12, 9, 2}
+           : var == 2 ? os_variant{512, 2, 1, 4, 15, 11, 8, 6, 2}
+           : var == 3 ? os_variant{256, 4, 1, 4, 12, 9, 6, 5, 4}
+           : var == 4 ? os_variant{384, 2, 1, 4, 10, 8, 6, 5, 2}
+                      : os_variant{384, 2, 1, 4, 21, 17, 12, 9, 2};
 }
 
 __host__ __device__ constexpr os_policy onesweep_policy(int ks, int v,
@@ -112,7 +123,9 @@ __host__ __device__ constexpr os_policy onesweep_policy(int ks, int v,
         : ks + value_bytes(v) <= 8  ? os_variant_of(var).items8
         : ks + value_bytes(v) <= 16 ? os_variant_of(var).items16
                                     : os_variant_of(var).items24,
-        os_variant_of(var).min_blocks, os_variant_of(var).match,
+        ks + value_bytes(v) <= 4 ? os_variant_of(var).min_blocks4
+                                 : os_variant_of(var).min_blocks,
+        os_variant_of(var).match,
         os_variant_of(var).lbw};
 }
 
@@ -223,6 +236,7 @@ struct os_args {
      * (each portion's launch its own keys). */
     u32 fold_copy;
     const u32 *copy;
+    u32 pos32; /* every output position fits 32 bits (n <= 2^32) */
 };
 
 #if defined(__CUDACC__)
@@ -276,6 +290,11 @@ struct digit_fn {
         fa = ko.descending ? ~0ull : 0ull;
         nan_above = fl ? 0ull : ~0ull; /* width-dependent part below */
     }
+    /* int_digit_fn's signature, so that a kernel may take either */
+    __device__ __forceinline__ digit_fn(const key_order &ko, u32 pass, int)
+        : digit_fn(ko, pass)
+    {
+    }
     template <class K>
     __device__ __forceinline__ u32 operator()(K b) const
     {
@@ -295,6 +314,37 @@ struct digit_fn {
         } else {
             return ((u32)(ord_of(b, kc) >> shift) & mask) ^ flip;
         }
+    }
+};
+
+/* The digit of an integer key (KC_UNSIGNED or KC_SIGNED; not floats) in
+ * two instructions, where digit_fn's run-time formula takes about eight
+ * (its NaN test and sign select are for floats): ord = b ^ x0 with x0 the
+ * sign bit for signed keys, all bits flipped when descending, and
+ * (ord >> shift) & mask = ((b >> shift) ^ (x0 >> shift)) & mask. The
+ * onesweep kernel takes it when the key class is known to be an integer
+ * at compile time (its KD parameter). */
+struct int_digit_fn {
+    u32 shift, xs, mask;
+    __device__ __forceinline__ int_digit_fn(const key_order &ko, u32 pass,
+                                            int key_bytes)
+    {
+        shift = ko.begin_bit + (u32)RADIX_BITS * pass;
+        u32 bits = ko.end_bit - shift;
+        if (bits > (u32)RADIX_BITS)
+            bits = RADIX_BITS;
+        mask = (1u << bits) - 1u;
+        const u64 sign = ko.kc == KC_SIGNED
+                             ? 1ull << (key_bytes * 8 - 1)
+                             : 0ull;
+        const u64 x0 = sign ^ (ko.descending ? ~0ull : 0ull);
+        xs = (u32)(x0 >> shift);
+    }
+    template <class K>
+    __device__ __forceinline__ u32 operator()(K b) const
+    {
+        static_assert(sizeof(K) >= 4, "4- and 8-byte keys");
+        return ((u32)(b >> shift) ^ xs) & mask;
     }
 };
 
@@ -369,41 +419,49 @@ __device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
     }
 }
 
-/* warp_rank's MATCH 2 (os_variant_of): the lanes sharing a digit are
- * found by each lane OR-ing its bit into the digit's mask word in shared
- * memory and reading the word back, about 6 instructions per item where
- * the ballots take about 40 (the onesweep pass is bound by integer issue,
- * not by shared memory). ent: the warp's RADIX entries of two words,
- * mask (0 on entry and on return) then count (zeroed; left holding the
- * warp's digit counts). The counts are the warp's own, and only the
- * lowest lane of a group writes its digit's entry, so plain loads and
- * stores do (no atomic for the count). rank[i] is returned with the digit
- * in bits 16 and up (a warp ranks fewer than 2^16 keys), so that the
- * tile scatter need not recompute it. */
-template <int ITEMS>
-__device__ __forceinline__ void warp_rank_or(const u32 (&dig)[ITEMS],
-                                             u32 *ent, u32 (&rank)[ITEMS])
+/* warp_rank's MATCH 2 (os_variant_of), by half-warps: the lanes of a
+ * half-warp sharing a digit are found by each lane OR-ing its bit into
+ * the digit's word in shared memory and reading the word back; the lowest
+ * lane of the group then clears the mask and adds the group to the count,
+ * which shares the word (mask in bits 0-15, count in bits 16-31). About 6
+ * instructions per item where ballots take about 40. One 32-bit word per
+ * digit, not a (mask, count) pair of a 32-lane mask: the pass is bound by
+ * the shared-memory pipe, and 8-byte accesses at random digits conflicted
+ * twice as often (5.8 wavefronts per load and store, against 1 to 2).
+ * The caller gives each half-warp its own half of the warp's positions
+ * and entries, and adds half 1's ranks to half 0's counts (so the order
+ * is stable).
+ *
+ * ent: the half-warp's RADIX + 1 words (0 on entry; on return the masks
+ * are 0 and the counts those of the half-warp); word RADIX takes the
+ * items past the end of a partial tile (digit_of(i) == RADIX), so that
+ * no item needs a branch. The counts are the half-warp's own and only
+ * the lowest lane of a group writes its digit's word, so plain loads and
+ * stores do. rank[i] is returned with the digit in bits 16 and up (a
+ * half-warp ranks fewer than 2^16 keys), so that the tile scatter need
+ * not recompute it. digit_of(i) is called once per item, inside the loop:
+ * digits computed up front would hold ITEMS more registers across it (the
+ * kernel's occupancy is set by its registers). */
+template <int ITEMS, class DigitOf>
+__device__ __forceinline__ void warp_rank_or(const DigitOf &digit_of, u32 *ent,
+                                             u32 (&rank)[ITEMS])
 {
-    const u32 lane = threadIdx.x & 31u;
-    const u32 bit = 1u << lane;
+    static_assert(16 * ITEMS < (1 << 16), "16-bit counts");
+    const u32 bit = 1u << (threadIdx.x & 15u);
     const u32 lt = bit - 1u;
-    uint2 *e2 = reinterpret_cast<uint2 *>(ent);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-        const u32 d = dig[i];
-        const bool ok = d < RADIX;
-        if (ok)
-            atomicOr(&ent[2u * d], bit);
+        const u32 d = digit_of(i);
+        atomicOr(&ent[d], bit);
         __syncwarp();
-        uint2 e = make_uint2(bit, 0u);
-        if (ok)
-            e = e2[d];
+        const u32 x = ent[d];
         __syncwarp();
-        const u32 below = e.x & lt;
-        if (ok && below == 0u)
-            e2[d] = make_uint2(0u, e.y + (u32)__popc(e.x));
-        rank[i] = (d << 16) + e.y + (u32)__popc(below);
-        /* The next item may OR into the entry just cleared. */
+        const u32 m = x & 0xFFFFu;
+        const u32 below = m & lt;
+        if (below == 0u)
+            ent[d] = (x & 0xFFFF0000u) + ((u32)__popc(m) << 16);
+        rank[i] = (d << 16) + (x >> 16) + (u32)__popc(below);
+        /* The next item may OR into the word just cleared. */
         __syncwarp();
     }
 }

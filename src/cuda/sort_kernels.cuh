@@ -263,14 +263,38 @@ static __global__ void sort_copy_kernel(copy_args a)
 /* 4. One onesweep pass over one portion                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Dynamic shared memory of onesweep_kernel<K, V, VAR>. */
+/* Dynamic shared memory of onesweep_kernel<K, V, VAR, KD>, byte offsets.
+ * wbins: the warps' digit counters (match 2: RADIX + 1 words per
+ * half-warp, warp_rank_or). exch: the locally sorted
+ * keys, then values. With match 2 the two share one region (the counters
+ * are dead once turned into the slots, a small array of their own; the
+ * union lets three blocks of 4-byte keys or pairs fit a multiprocessor). */
+struct os_smem {
+    size_t slots, gbase, wsum, exch, total;
+};
+__host__ __device__ constexpr size_t os_wbins_bytes(int block, int match)
+{
+    return (size_t)(block / 32) * (match == 2 ? 2 * (RADIX + 1) : RADIX) * 4;
+}
+__host__ __device__ constexpr os_smem onesweep_layout(int ks, int v, int block,
+                                                      int items, int match)
+{
+    const size_t wb = os_wbins_bytes(block, match);
+    const size_t ex = (size_t)block * items * (size_t)(ks + value_bytes(v));
+    const size_t region =
+        match == 2 ? ((wb > ex ? wb : ex) + 15) / 16 * 16 : wb;
+    const size_t slots = region;
+    const size_t gbase =
+        slots + (match == 2 ? (size_t)2 * (block / 32) * RADIX * 2 : 0);
+    const size_t wsum = gbase + RADIX * 8;
+    const size_t exch = match == 2 ? 0 : wsum + 64;
+    const size_t total = match == 2 ? wsum + 64 : exch + ex;
+    return os_smem{slots, gbase, wsum, exch, total};
+}
 __host__ __device__ constexpr size_t onesweep_smem(int ks, int v, int block,
                                                    int items, int match)
 {
-    return (size_t)(block / 32) * RADIX * (match == 2 ? 8 : 4) /* wbins */
-           + RADIX * 8                       /* global bases */
-           + 64                              /* scan sums, tile number */
-           + (size_t)block * items * (size_t)(ks + value_bytes(v));
+    return onesweep_layout(ks, v, block, items, match).total;
 }
 
 /* The copy of one portion that a plan with every pass skipped asks for
@@ -339,7 +363,9 @@ __device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
     }
 }
 
-template <class K, int V, int VAR>
+/* KD 1: the keys are integers (KC_UNSIGNED or KC_SIGNED), digits by
+ * int_digit_fn; KD 0: any class, by digit_fn. */
+template <class K, int V, int VAR, int KD>
 __global__ void
 __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                   onesweep_policy((int)sizeof(K), V, VAR).min_blocks)
@@ -350,16 +376,28 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
     constexpr int NW = BLOCK / 32;
     constexpr u32 TILE = (u32)BLOCK * ITEMS;
     static_assert(BLOCK % 32 == 0 && BLOCK >= (int)RADIX, "block shape");
-    /* Match 2 keeps a mask word beside every counter: counter (w, d) is
-     * word WS * (w * RADIX + d) + WC. */
-    constexpr u32 WS = P.match == 2 ? 2u : 1u, WC = WS - 1u;
-    static_assert(P.match != 2 || ITEMS * 32 < (1 << 16), "rank packing");
+    /* wbins words per warp; with match 2 (warp_rank_or) half-warp h's
+     * entry for digit d is word WPW * w + (RADIX + 1) * h + d. */
+    constexpr bool M2 = P.match == 2;
+    constexpr u32 WPW = M2 ? 2u * (RADIX + 1u) : RADIX;
+    constexpr u32 ISTEP = M2 ? 16u : 32u; /* positions between items */
+    static_assert(!M2 || ITEMS * 32 < (1 << 16), "rank packing, slots");
+    constexpr os_smem L = onesweep_layout((int)sizeof(K), V, BLOCK, ITEMS,
+                                          P.match);
     extern __shared__ __align__(16) unsigned char smem[];
     u32 *wbins = reinterpret_cast<u32 *>(smem);
-    u64 *gbase = reinterpret_cast<u64 *>(wbins + WS * NW * RADIX);
-    u32 *wsum = reinterpret_cast<u32 *>(gbase + RADIX);
+    /* match 2: the first tile slot of (half h, warp w, digit d) */
+    unsigned short *slots = reinterpret_cast<unsigned short *>(smem + L.slots);
+    u64 *gbase = reinterpret_cast<u64 *>(smem + L.gbase);
+    u32 *wsum = reinterpret_cast<u32 *>(smem + L.wsum);
     u32 *s_tile = wsum + RADIX / 32;
-    unsigned char *exch = reinterpret_cast<unsigned char *>(wsum + 16);
+    unsigned char *exch = smem + L.exch;
+    /* the counter of digit d in warp k (half-warp h with match 2,
+     * where it is the high half of the word) */
+    auto count_at = [&](u32 k, u32 h, u32 d) -> u32 {
+        return M2 ? wbins[WPW * k + (RADIX + 1u) * h + d] >> 16
+                  : wbins[WPW * k + d];
+    };
 
     const route r = a.routes[a.pass];
     if (!r.active) {
@@ -395,14 +433,16 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
     const void *vsrc = gen ? nullptr : vbuf(r.vsrc);
     void *vdst = V == V_NONE ? nullptr : const_cast<void *>(vbuf(r.vdst));
     const u64 *base = a.base + ((u64)a.pass * a.portions + a.portion) * RADIX;
-    const digit_fn dg(a.ko, a.pass);
+    typedef typename std::conditional<KD == 1, int_digit_fn, digit_fn>::type
+        dfn;
+    const dfn dg(a.ko, a.pass, (int)sizeof(K));
 
     const u32 tid = threadIdx.x, lane = tid & 31u, w = tid >> 5;
     K *xk = reinterpret_cast<K *>(exch);
     for (;;) {
         if (tid == 0)
             *s_tile = atomicAdd(counter, 1u);
-        for (u32 j = tid; j < WS * NW * RADIX; j += BLOCK)
+        for (u32 j = tid; j < WPW * NW; j += BLOCK)
             wbins[j] = 0;
         __syncthreads();
         const u32 tile = *s_tile;
@@ -411,54 +451,102 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
         const u64 t0 = (u64)tile * TILE;
         const u32 valid =
             a.count - t0 < (u64)TILE ? (u32)(a.count - t0) : TILE;
-        /* Warp-striped: warp w holds positions [w, w + 1) * 32 * ITEMS,
-         * item i of lane l is position w * 32 * ITEMS + i * 32 + l. */
-        const u32 wpos = (u32)w * 32u * ITEMS + lane;
+        /* Warp w holds positions [w, w + 1) * 32 * ITEMS, item i of lane
+         * l at position w * 32 * ITEMS + i * 32 + l (warp-striped); with
+         * match 2 each half-warp h = l / 16 holds its own half, item i of
+         * lane l at w * 32 * ITEMS + h * 16 * ITEMS + i * 16 + l % 16
+         * (warp_rank_or ranks the halves apart). Either way a load
+         * instruction reads whole 64-byte pieces. */
+        const u32 wpos = (u32)w * 32u * ITEMS +
+                         (M2 ? (lane >> 4) * 16u * ITEMS + (lane & 15u) : lane);
         K key[ITEMS];
         u32 rk[ITEMS];
-        {
+        /* Word values are loaded with the keys, so that they arrive while
+         * the keys are ranked: loaded after the ranking, each value's
+         * shared-memory store waited for its load (u32 pairs: half the
+         * pass's stalls). */
+        typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
+        constexpr int VITEMS = V == V_4 || V == V_8 ? ITEMS : 1;
+        VW val[VITEMS];
+        if constexpr (V == V_4 || V == V_8) {
+            if (!gen) {
+                const VW *vs = static_cast<const VW *>(vsrc) + a.first;
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const u32 p = wpos + (u32)i * ISTEP;
+                    val[i] = p < valid ? vs[t0 + p] : (VW)0;
+                }
+            }
+        }
+        if constexpr (P.match == 2) {
+            if (valid == TILE) {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    key[i] = ksrc[t0 + wpos + (u32)i * ISTEP];
+                warp_rank_or<ITEMS>([&](int i) { return dg(key[i]); },
+                                    wbins + WPW * w +
+                                        (RADIX + 1u) * (lane >> 4),
+                                    rk);
+            } else {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const u32 p = wpos + (u32)i * ISTEP;
+                    key[i] = p < valid ? ksrc[t0 + p] : (K)0;
+                }
+                warp_rank_or<ITEMS>(
+                    [&](int i) {
+                        return wpos + (u32)i * ISTEP < valid ? dg(key[i])
+                                                           : RADIX;
+                    },
+                    wbins + WPW * w + (RADIX + 1u) * (lane >> 4), rk);
+            }
+        } else {
             u32 dig[ITEMS];
             if (valid == TILE) {
 #pragma unroll
                 for (int i = 0; i < ITEMS; ++i)
-                    key[i] = ksrc[t0 + wpos + (u32)i * 32u];
+                    key[i] = ksrc[t0 + wpos + (u32)i * ISTEP];
 #pragma unroll
                 for (int i = 0; i < ITEMS; ++i)
                     dig[i] = dg(key[i]);
             } else {
 #pragma unroll
                 for (int i = 0; i < ITEMS; ++i) {
-                    const u32 p = wpos + (u32)i * 32u;
+                    const u32 p = wpos + (u32)i * ISTEP;
                     key[i] = p < valid ? ksrc[t0 + p] : (K)0;
                     dig[i] = p < valid ? dg(key[i]) : RADIX;
                 }
             }
-            if constexpr (P.match == 2)
-                warp_rank_or<ITEMS>(dig, wbins + WS * w * RADIX, rk);
-            else
-                warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
+            warp_rank<ITEMS, P.match>(dig, wbins + w * RADIX, rk);
         }
         __syncthreads();
         u32 cnt = 0;
         if (tid < RADIX) {
 #pragma unroll
             for (int k = 0; k < NW; ++k)
-                cnt += wbins[WS * (k * RADIX + tid) + WC];
+                cnt += count_at(k, 0, tid) + (M2 ? count_at(k, 1, tid) : 0u);
             /* Publish early: later tiles wait on this, not on our
              * look-back. */
             parsum_k::st_status(desc + (u64)tile * RADIX + tid,
                                 (tile == 0 ? ST_INC : ST_AGG) | cnt);
         }
         const u32 ex = scan_digits<u32>(cnt, wsum);
-        /* wbins[w][d] becomes the tile slot of warp w's first key of
-         * digit d, so that placing a key takes one shared read. */
+        /* The tile slot of warp w's first key of digit d (per stream
+         * with match 2), so that placing a key takes one shared read. */
         if (tid < RADIX) {
             u32 run = ex;
 #pragma unroll
             for (int k = 0; k < NW; ++k) {
-                const u32 c = wbins[WS * (k * RADIX + tid) + WC];
-                wbins[WS * (k * RADIX + tid) + WC] = run;
-                run += c;
+                const u32 c = count_at(k, 0, tid);
+                if constexpr (M2) {
+                    const u32 cb = count_at(k, 1, tid);
+                    slots[k * RADIX + tid] = (unsigned short)run;
+                    slots[(NW + k) * RADIX + tid] = (unsigned short)(run + c);
+                    run += c + cb;
+                } else {
+                    wbins[WPW * k + tid] = run;
+                    run += c;
+                }
             }
         }
         __syncthreads();
@@ -467,33 +555,33 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
          * packed them into the ranks for free. */
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
-            if (wpos + (u32)i * 32u < valid) {
-                const u32 d = P.match == 2 ? rk[i] >> 16 : dg(key[i]);
-                const u32 r = P.match == 2 ? rk[i] & 0xFFFFu : rk[i];
-                const u32 pos = wbins[WS * (w * RADIX + d) + WC] + r;
+            if (wpos + (u32)i * ISTEP < valid) {
+                const u32 d = M2 ? rk[i] >> 16 : dg(key[i]);
+                const u32 r = M2 ? rk[i] & 0xFFFFu : rk[i];
+                const u32 pos =
+                    (M2 ? (u32)slots[((lane >> 4) * NW + w) * RADIX + d]
+                        : count_at(w, 0, d)) +
+                    r;
                 xk[pos] = key[i];
                 rk[i] = pos;
             }
         }
-        /* Values straight to their tile slots, in their own part of the
-         * exchange buffer, so no value waits in registers for the
-         * look-back. */
-        typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
+        /* Values to their tile slots, in their own part of the exchange
+         * buffer, so that no value waits in registers for the look-back. */
         if constexpr (V == V_4 || V == V_8) {
-            const VW *vs = static_cast<const VW *>(vsrc) + a.first;
             VW *xv = reinterpret_cast<VW *>(exch + (size_t)TILE * sizeof(K));
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const u32 p = wpos + (u32)i * 32u;
+                const u32 p = wpos + (u32)i * ISTEP;
                 if (p < valid)
-                    xv[rk[i]] = gen ? (VW)(a.first + t0 + p) : vs[t0 + p];
+                    xv[rk[i]] = gen ? (VW)(a.first + t0 + p) : val[i];
             }
         } else if constexpr (V == V_BYTES) {
             const unsigned char *vs =
                 static_cast<const unsigned char *>(vsrc) + a.first * a.vsize;
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const u32 p = wpos + (u32)i * 32u;
+                const u32 p = wpos + (u32)i * ISTEP;
                 if (p < valid)
                     copy_value(exch + (size_t)TILE * sizeof(K), rk[i], vs,
                                t0 + p, a.vsize, a.vword);
@@ -507,30 +595,45 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                                     ST_INC | (u32)(excl + cnt));
             }
             /* Position of tile-local slot j of digit d: gbase[d] + j
-             * (mod 2^64). */
-            gbase[tid] = base[tid] + excl - ex;
+             * (mod 2^64; mod 2^32 when every position fits 32 bits). */
+            const u64 g = base[tid] + excl - ex;
+            if (a.pos32)
+                reinterpret_cast<u32 *>(gbase)[tid] = (u32)g;
+            else
+                gbase[tid] = g;
             dnext[(u64)tile * RADIX + tid] = 0u;
         }
         __syncthreads();
         /* Keys and values from the locally sorted tile: runs of one digit
          * land in consecutive addresses. */
         K *kd = kdst;
+        auto scatter = [&](const auto &at_of) {
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const u32 j = (u32)i * BLOCK + tid;
-            if (j < valid) {
-                const K k = xk[j];
-                const u64 at = gbase[dg(k)] + j;
-                kd[at] = k;
-                if constexpr (V == V_4 || V == V_8) {
-                    const VW *xv = reinterpret_cast<const VW *>(
-                        exch + (size_t)TILE * sizeof(K));
-                    static_cast<VW *>(vdst)[at] = xv[j];
-                } else if constexpr (V == V_BYTES) {
-                    copy_value(vdst, at, exch + (size_t)TILE * sizeof(K), j,
-                               a.vsize, a.vword);
+            for (int i = 0; i < ITEMS; ++i) {
+                const u32 j = (u32)i * BLOCK + tid;
+                if (j < valid) {
+                    const K k = xk[j];
+                    const auto at = at_of(dg(k), j);
+                    kd[at] = k;
+                    if constexpr (V == V_4 || V == V_8) {
+                        const VW *xv = reinterpret_cast<const VW *>(
+                            exch + (size_t)TILE * sizeof(K));
+                        static_cast<VW *>(vdst)[at] = xv[j];
+                    } else if constexpr (V == V_BYTES) {
+                        copy_value(vdst, at, exch + (size_t)TILE * sizeof(K),
+                                   j, a.vsize, a.vword);
+                    }
                 }
             }
+        };
+        /* 32-bit positions (n <= 2^32, nearly always): half the shared
+         * bytes per base and one multiply-add per address, not three
+         * 64-bit operations. */
+        if (a.pos32) {
+            const u32 *g32 = reinterpret_cast<const u32 *>(gbase);
+            scatter([&](u32 d, u32 j) { return g32[d] + j; });
+        } else {
+            scatter([&](u32 d, u32 j) { return gbase[d] + (u64)j; });
         }
         __syncthreads(); /* shared memory is reused by the next tile */
     }

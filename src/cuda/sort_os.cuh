@@ -59,15 +59,16 @@ inline parsum_status occupancy(parsum_context *ctx, occupancy_cache &c,
     return PARSUM_OK;
 }
 
-/* Every pass and portion of one sort, launched with variant VAR. */
-template <class K, int V, int VAR>
+/* Every pass and portion of one sort, launched with variant VAR (KD: as
+ * onesweep_kernel's). */
+template <class K, int V, int VAR, int KD = 0>
 parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
                        u64 n)
 {
     constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
     constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items,
                                           P.match);
-    const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR>);
+    const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR, KD>);
     static occupancy_cache cache;
     int per_sm = 0;
     parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
@@ -85,7 +86,8 @@ parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
             a.num_tiles = (u32)((a.count + L.tile - 1) / L.tile);
             const unsigned grid =
                 (unsigned)(a.num_tiles < resident ? a.num_tiles : resident);
-            onesweep_kernel<K, V, VAR><<<grid, P.block, smem, st->stream>>>(a);
+            onesweep_kernel<K, V, VAR, KD>
+                <<<grid, P.block, smem, st->stream>>>(a);
             PARSUM_CUDA_TRY(ctx, cudaGetLastError());
         }
     }
@@ -98,6 +100,17 @@ template <int VAR>
 parsum_status os_passes_var(parsum_context *ctx, int ks, int vmode,
                             const os_args &a, const os_layout &L, u64 n)
 {
+    /* The default variant also has integer-key kernels (two instructions
+     * a digit instead of about eight; NOTES 11); the others, there for
+     * comparisons, are built for the general digit only. */
+    if (VAR == 5 && a.ko.kc != KC_FLOAT) {
+        if (ks == 4 && vmode == V_NONE)
+            return passes_t<u32, V_NONE, VAR, 1>(ctx, a, L, n);
+        if (ks == 4 && vmode == V_4)
+            return passes_t<u32, V_4, VAR, 1>(ctx, a, L, n);
+        if (ks == 8 && vmode == V_NONE)
+            return passes_t<u64, V_NONE, VAR, 1>(ctx, a, L, n);
+    }
     if (ks == 4 && vmode == V_NONE)
         return passes_t<u32, V_NONE, VAR>(ctx, a, L, n);
     if (ks == 4 && vmode == V_4)
