@@ -425,9 +425,9 @@ __device__ __forceinline__ void warp_rank(const u32 (&dig)[ITEMS], u32 *wb,
  * lane of the group then clears the mask and adds the group to the count,
  * which shares the word (mask in bits 0-15, count in bits 16-31). About 6
  * instructions per item where ballots take about 40. One 32-bit word per
- * digit, not a (mask, count) pair of a 32-lane mask: the pass is bound by
- * the shared-memory pipe, and 8-byte accesses at random digits conflicted
- * twice as often (5.8 wavefronts per load and store, against 1 to 2).
+ * digit, not a (mask, count) pair of a 32-lane mask: the pass was bound by
+ * the shared-memory pipe, where the pairs' 8-byte loads and stores at
+ * random digits took 5.8 wavefronts each (2 without bank conflicts).
  * The caller gives each half-warp its own half of the warp's positions
  * and entries, and adds half 1's ranks to half 0's counts (so the order
  * is stable).
