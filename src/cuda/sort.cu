@@ -138,8 +138,12 @@ parsum_status hist_t(parsum_context *ctx, const hist_args &h)
     const u64 nchunks = (h.n + h.chunk - 1) / h.chunk;
     const u64 cap = (u64)parsum__cuda_st(ctx)->sm_count * 4;
     const unsigned grid = (unsigned)(nchunks < cap ? nchunks : cap);
-    sort_hist_kernel<K>
-        <<<grid, HIST_BLOCK, 0, parsum__cuda_st(ctx)->stream>>>(h);
+    if (h.ko.kc == KC_FLOAT)
+        sort_hist_kernel<K, false>
+            <<<grid, HIST_BLOCK, 0, parsum__cuda_st(ctx)->stream>>>(h);
+    else
+        sort_hist_kernel<K, true>
+            <<<grid, HIST_BLOCK, 0, parsum__cuda_st(ctx)->stream>>>(h);
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
     return PARSUM_OK;
 }

@@ -60,25 +60,50 @@ namespace parsum_sk {
 /* 1. Histogram of every pass                                                */
 /* ------------------------------------------------------------------------ */
 
-/* Counts every pass's digit of one key into h ([MAX_PASSES][RADIX]). */
-template <class K>
-__device__ __forceinline__ void hist_count(K b, const key_order &ko, u32 *h)
-{
-    const K o = ord_of(b, ko.kc);
+/* Every pass's digit of a key, from per-pass parameters worked out once
+ * per thread: digit p = ((o >> shift[p]) ^ xs[p]) & mask[p], o the key
+ * itself for integer keys (INT: xs then also flips the sign bit of signed
+ * ones) and its ordered bits for floats (ord_of), xs flipping every bit
+ * when descending. The first version worked the shift and mask out per
+ * key and pass and took the key class at run time: the kernel issued
+ * about twice the instructions its shared-memory atomics need (H100,
+ * 2^28 u32 keys: 622 us against 455 for CUB's histogram kernel). */
+template <class K, bool INT>
+struct hist_digits {
+    static constexpr int NP =
+        (int)sizeof(K) < MAX_PASSES ? (int)sizeof(K) : MAX_PASSES;
+    u32 shift[NP], xs[NP], mask[NP];
+    u32 passes, kc;
+    __device__ __forceinline__ explicit hist_digits(const key_order &ko)
+    {
+        passes = ko.passes;
+        kc = ko.kc;
+        const u64 sign =
+            INT && ko.kc == KC_SIGNED ? 1ull << (sizeof(K) * 8 - 1) : 0ull;
+        const u64 x0 = sign ^ (ko.descending ? ~0ull : 0ull);
 #pragma unroll
-    for (u32 p = 0; p < (u32)MAX_PASSES; ++p) {
-        if (p < ko.passes) {
-            const u32 shift = ko.begin_bit + (u32)RADIX_BITS * p;
-            u32 bits = ko.end_bit - shift;
+        for (int p = 0; p < NP; ++p) {
+            const u32 sh = ko.begin_bit + (u32)RADIX_BITS * (u32)p;
+            u32 bits = ko.end_bit > sh ? ko.end_bit - sh : 0u;
             if (bits > (u32)RADIX_BITS)
                 bits = RADIX_BITS;
-            const u32 mask = (1u << bits) - 1u;
-            const u32 d =
-                ((u32)(o >> shift) & mask) ^ (ko.descending ? mask : 0u);
-            atomicAdd(&h[p * RADIX + d], 1u);
+            shift[p] = sh < 64u ? sh : 0u;
+            mask[p] = (1u << bits) - 1u;
+            xs[p] = (u32)(x0 >> shift[p]);
         }
     }
-}
+    /* Counts every pass's digit of key b into h ([MAX_PASSES][RADIX]). */
+    __device__ __forceinline__ void count(K b, u32 *h) const
+    {
+        const K o = INT ? b : ord_of(b, kc);
+#pragma unroll
+        for (int p = 0; p < NP; ++p)
+            if ((u32)p < passes)
+                atomicAdd(&h[p * RADIX +
+                             (((u32)(o >> shift[p]) ^ xs[p]) & mask[p])],
+                          1u);
+    }
+};
 
 /* Keys are read as 16-byte words, HIST_UNROLL of them in flight per
  * thread (one scalar load at a time left the kernel waiting on memory),
@@ -87,10 +112,12 @@ __device__ __forceinline__ void hist_count(K b, const key_order &ko, u32 *h)
 constexpr int HIST_UNROLL = 4;
 constexpr int HIST_PARTS = 2;
 
-template <class K>
-__global__ void __launch_bounds__(HIST_BLOCK)
+/* INT: integer keys (KC_UNSIGNED, KC_SIGNED), hist_digits. */
+template <class K, bool INT>
+__global__ void __launch_bounds__(HIST_BLOCK, sizeof(K) <= 4 ? 4 : 3)
     sort_hist_kernel(hist_args a)
 {
+    const hist_digits<K, INT> hd(a.ko);
     constexpr u32 VK = 16 / sizeof(K); /* keys per 16-byte word */
     __shared__ u32 sh[HIST_PARTS * MAX_PASSES * RADIX];
     const u32 passes = a.ko.passes;
@@ -124,7 +151,7 @@ __global__ void __launch_bounds__(HIST_BLOCK)
                     memcpy(k, &x[u], 16);
 #pragma unroll
                     for (u32 e = 0; e < VK; ++e)
-                        hist_count<K>(k[e], a.ko, mine);
+                        hd.count(k[e], mine);
                 }
             }
             for (; q < nv; q += HIST_BLOCK) {
@@ -133,12 +160,12 @@ __global__ void __launch_bounds__(HIST_BLOCK)
                 memcpy(k, &x, 16);
 #pragma unroll
                 for (u32 e = 0; e < VK; ++e)
-                    hist_count<K>(k[e], a.ko, mine);
+                    hd.count(k[e], mine);
             }
             i = lo + (u64)nv * VK + threadIdx.x;
         }
         for (; i < hi; i += HIST_BLOCK)
-            hist_count<K>(keys[i], a.ko, mine);
+            hd.count(keys[i], mine);
         __syncthreads();
         u32 *dst = a.hist + (lo / a.portion_size) * (MAX_PASSES * RADIX);
         for (u32 j = threadIdx.x; j < passes * RADIX; j += HIST_BLOCK) {
