@@ -263,6 +263,18 @@ __device__ __forceinline__ K ord_of(K b, u32 kc)
     }
 }
 
+/* Pass `pass`'s digit: bits [shift, shift + RADIX_BITS) of the ordered
+ * key, cut at end_bit; mask 0 for a pass past end_bit. */
+__device__ __forceinline__ void pass_digit_bits(const key_order &ko, u32 pass,
+                                                u32 &shift, u32 &mask)
+{
+    shift = ko.begin_bit + (u32)RADIX_BITS * pass;
+    u32 bits = ko.end_bit > shift ? ko.end_bit - shift : 0u;
+    if (bits > (u32)RADIX_BITS)
+        bits = RADIX_BITS;
+    mask = (1u << bits) - 1u;
+}
+
 /* One pass's digit parameters. For 4- and 8-byte keys the three orders
  * are one branch-free formula with per-call masks (the key class is a
  * run-time value, and selecting among three transforms costs every key
@@ -278,11 +290,7 @@ struct digit_fn {
     __device__ __forceinline__ digit_fn(const key_order &ko, u32 pass)
     {
         kc = ko.kc;
-        shift = ko.begin_bit + (u32)RADIX_BITS * pass;
-        u32 bits = ko.end_bit - shift;
-        if (bits > (u32)RADIX_BITS)
-            bits = RADIX_BITS;
-        mask = (1u << bits) - 1u;
+        pass_digit_bits(ko, pass, shift, mask);
         flip = ko.descending ? mask : 0u;
         const bool fl = kc == KC_FLOAT;
         fmask = fl ? ~0ull : 0ull;
@@ -317,33 +325,31 @@ struct digit_fn {
     }
 };
 
-/* The digit of an integer key (KC_UNSIGNED or KC_SIGNED; not floats) in
- * two instructions, where digit_fn's run-time formula takes about eight
- * (its NaN test and sign select are for floats): ord = b ^ x0 with x0 the
+/* The digit of an integer key (KC_UNSIGNED or KC_SIGNED) in two
+ * instructions, where digit_fn's run-time formula takes about eight (its
+ * NaN test and sign select are for floats): ord = b ^ x0 with x0 the
  * sign bit for signed keys, all bits flipped when descending, and
  * (ord >> shift) & mask = ((b >> shift) ^ (x0 >> shift)) & mask. The
  * onesweep kernel takes it when the key class is known to be an integer
- * at compile time (its KD parameter). */
+ * at compile time (its KD parameter); the histogram kernel applies it to
+ * a float key's ordered bits (ord_of) too, where x0 only flips for
+ * descending. */
 struct int_digit_fn {
     u32 shift, xs, mask;
+    int_digit_fn() = default;
     __device__ __forceinline__ int_digit_fn(const key_order &ko, u32 pass,
                                             int key_bytes)
     {
-        shift = ko.begin_bit + (u32)RADIX_BITS * pass;
-        u32 bits = ko.end_bit - shift;
-        if (bits > (u32)RADIX_BITS)
-            bits = RADIX_BITS;
-        mask = (1u << bits) - 1u;
+        pass_digit_bits(ko, pass, shift, mask);
         const u64 sign = ko.kc == KC_SIGNED
                              ? 1ull << (key_bytes * 8 - 1)
                              : 0ull;
         const u64 x0 = sign ^ (ko.descending ? ~0ull : 0ull);
-        xs = (u32)(x0 >> shift);
+        xs = shift < 64u ? (u32)(x0 >> shift) : 0u;
     }
     template <class K>
     __device__ __forceinline__ u32 operator()(K b) const
     {
-        static_assert(sizeof(K) >= 4, "4- and 8-byte keys");
         return ((u32)(b >> shift) ^ xs) & mask;
     }
 };
