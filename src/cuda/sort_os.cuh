@@ -94,33 +94,35 @@ parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
     return PARSUM_OK;
 }
 
-/* Variant VAR's passes for a layout that os_variant_built(VAR, ..)
- * accepts. */
-template <int VAR>
-parsum_status os_passes_var(parsum_context *ctx, int ks, int vmode,
-                            const os_args &a, const os_layout &L, u64 n)
+/* Variant VAR's passes, KD as onesweep_kernel's, for a layout that
+ * os_variant_built(VAR, ..) accepts. */
+template <int VAR, int KD>
+parsum_status os_passes_layout(parsum_context *ctx, int ks, int vmode,
+                               const os_args &a, const os_layout &L, u64 n)
 {
-    /* The default variant also has integer-key kernels (two instructions
-     * a digit instead of about eight; NOTES 11); the others, there for
-     * comparisons, are built for the general digit only. */
-    if (VAR == 5 && a.ko.kc != KC_FLOAT) {
-        if (ks == 4 && vmode == V_NONE)
-            return passes_t<u32, V_NONE, VAR, 1>(ctx, a, L, n);
-        if (ks == 4 && vmode == V_4)
-            return passes_t<u32, V_4, VAR, 1>(ctx, a, L, n);
-        if (ks == 8 && vmode == V_NONE)
-            return passes_t<u64, V_NONE, VAR, 1>(ctx, a, L, n);
-    }
     if (ks == 4 && vmode == V_NONE)
-        return passes_t<u32, V_NONE, VAR>(ctx, a, L, n);
+        return passes_t<u32, V_NONE, VAR, KD>(ctx, a, L, n);
     if (ks == 4 && vmode == V_4)
-        return passes_t<u32, V_4, VAR>(ctx, a, L, n);
+        return passes_t<u32, V_4, VAR, KD>(ctx, a, L, n);
     if (ks == 8 && vmode == V_NONE)
-        return passes_t<u64, V_NONE, VAR>(ctx, a, L, n);
+        return passes_t<u64, V_NONE, VAR, KD>(ctx, a, L, n);
     return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
                         "%s: onesweep variant %d is not built for %d-byte "
                         "keys with value mode %d",
                         parsum__cuda_st(ctx)->api, VAR, ks, vmode);
+}
+
+/* Variant VAR's passes. The default variant also has integer-key kernels
+ * (two instructions a digit instead of about eight; NOTES 11); the
+ * others, there for comparisons, are built for the general digit only. */
+template <int VAR>
+parsum_status os_passes_var(parsum_context *ctx, int ks, int vmode,
+                            const os_args &a, const os_layout &L, u64 n)
+{
+    if constexpr (VAR == 5)
+        if (a.ko.kc != KC_FLOAT)
+            return os_passes_layout<VAR, 1>(ctx, ks, vmode, a, L, n);
+    return os_passes_layout<VAR, 0>(ctx, ks, vmode, a, L, n);
 }
 
 /* Defined in sort_var<N>.cu. */
