@@ -19,9 +19,9 @@
  * U32 summed-area table (8.6 GB), checked against a closed form.
  * Memory: the one context buffer (2.15 GB, device memory on CUDA), the
  * packed flags (268 MB, context memory), for the select its output (2.15
- * GB more), for the table 8.6 GB (context memory) and 64 MiB host blocks: input, flags and selection bits are
- * regenerated block by block from the PRNG when checking, instead of
- * being kept.
+ * GB more), for the table 8.6 GB (context memory), and 64 MiB host
+ * blocks: input, flags and selection bits are regenerated block by block
+ * from the PRNG when checking, instead of being kept.
  *
  * Registered in CTest with LABELS "huge" (run once per CI job, left out of
  * the sanitizer build with `ctest -LE huge`); exits 77 ("skipped") when the
