@@ -51,18 +51,6 @@ int forced_variant()
     return v;
 }
 
-/* PARSUM_CUDA_SORT_POS64=1: the onesweep scatter computes 64-bit output
- * positions even where they fit 32 bits, so that the tests reach the
- * path of n > 2^32 without that many keys; read once. */
-bool forced_pos64()
-{
-    static const bool f = [] {
-        const char *e = getenv("PARSUM_CUDA_SORT_POS64");
-        return e != nullptr && e[0] == '1' && e[1] == '\0';
-    }();
-    return f;
-}
-
 int variant_for(const parsum__cuda_sort_job &j, int vmode)
 {
     const int ks = (int)key_bytes(j);
@@ -278,7 +266,10 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
     a.counter[1] = counters + 32; /* apart: another 128-byte line */
     a.fold_copy = fold_copy ? 1u : 0u;
     a.copy = copy;
-    a.pos32 = j.n <= ((u64)1 << 32) && !forced_pos64() ? 1u : 0u;
+    /* PARSUM_CUDA_SORT_POS32=0: the 64-bit positions of n > 2^32 at every
+     * size, so that the tests reach that path without that many keys. */
+    static const bool pos32_on = parsum__cuda_env_on("PARSUM_CUDA_SORT_POS32");
+    a.pos32 = j.n <= ((u64)1 << 32) && pos32_on ? 1u : 0u;
     return passes_var(ctx, var, (int)ks, vmode, a, L, j.n);
 }
 
