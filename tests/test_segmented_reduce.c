@@ -6,7 +6,10 @@
  * Segmented reduce: every dtype x operator over the segment length
  * distributions of test_seg_util.h (empty segments included), the output
  * poisoned and one guard element past num_segments that must stay
- * poisoned; empty segments also checked against parsum_op_identity itself,
+ * poisoned, and over a million or more elements in segments of 0-1999
+ * elements with a few longer ones (the GPU kernel's segment-a-warp blocks
+ * beside its tile-walking ones); empty segments also checked against
+ * parsum_op_identity itself,
  * num_segments == 0; float SUM with rounding data bit-identical for 1, 2
  * and 7 threads and within parsum_reduce's bound per segment. A few
  * million elements in segments of every length, empty ones among them, so
@@ -101,6 +104,32 @@ static void check_empty_identity(parsum_dtype d, parsum_op op,
     }
 }
 
+/* One case over the n elements of `in` and the given offsets, against
+ * the reference; label names the segmentation in reports. */
+static void check_reduce_offsets(const red_case *c, const unsigned char *in,
+                                 size_t n, const uint64_t *off, size_t nseg,
+                                 const char *label, size_t *failures)
+{
+    size_t es = parsum_dtype_size(c->dtype);
+    unsigned char *want = tu_malloc((nseg + 1) * es),
+                  *got = tu_malloc((nseg + 1) * es);
+    parsum__ref_seg_reduce(in, want, off, nseg, c->dtype, c->op, NULL);
+    char what[200];
+    snprintf(what, sizeof what, "segmented_reduce %s %s %s n=%zu %s "
+             "segments (%zu) (seed 0x%llx)",
+             parsum_backend_name(tu_backend), parsum_dtype_name(c->dtype),
+             parsum_op_name(c->op), n, label, nseg,
+             (unsigned long long)tu_seed);
+    if (run_reduce(c->dtype, c->op, NULL, in, n, off, nseg, got, what,
+                   failures)) {
+        if (tu_compare_op(c->dtype, c->op, want, got, nseg, what) != 0)
+            (*failures)++;
+        check_empty_identity(c->dtype, c->op, off, nseg, got, what, failures);
+    }
+    free(want);
+    free(got);
+}
+
 static void check_reduce_sizes(const red_case *c, const size_t *sizes,
                                size_t m, size_t *failures)
 {
@@ -113,37 +142,53 @@ static void check_reduce_sizes(const red_case *c, const size_t *sizes,
             tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
             uint64_t *off;
             size_t nseg = tseg_offsets(&r, (tseg_dist)dist, n, &off);
-            unsigned char *want = tu_malloc((nseg + 1) * es),
-                          *got = tu_malloc((nseg + 1) * es);
-            parsum__ref_seg_reduce(in, want, off, nseg, c->dtype, c->op, NULL);
-            char what[200];
-            snprintf(what, sizeof what, "segmented_reduce %s %s %s n=%zu %s "
-                     "segments (%zu) (seed 0x%llx)",
-                     parsum_backend_name(tu_backend),
-                     parsum_dtype_name(c->dtype), parsum_op_name(c->op), n,
-                     tseg_dist_name((tseg_dist)dist), nseg,
-                     (unsigned long long)tu_seed);
-            if (run_reduce(c->dtype, c->op, NULL, in, n, off, nseg, got, what,
-                           failures)) {
-                if (tu_compare_op(c->dtype, c->op, want, got, nseg, what) != 0)
-                    (*failures)++;
-                check_empty_identity(c->dtype, c->op, off, nseg, got, what,
-                                     failures);
-            }
+            check_reduce_offsets(c, in, n, off, nseg,
+                                 tseg_dist_name((tseg_dist)dist), failures);
             free(in);
             free(off);
-            free(want);
-            free(got);
         }
     }
+}
+
+/* Segments of moderate length: 0-1999 elements (mean 900, a tenth of
+ * them empty), every 50th one of 5000-40000, over n elements, the last
+ * cut at n. On the GPU most blocks' shares then hold segments of a few
+ * hundred to a few thousand bytes only, which the kernel folds one
+ * segment a warp (src/cuda/segreduce_warps.cuh), and the long ones put
+ * their blocks on the tile walk, so both meet in one call. */
+static size_t mid_offsets(tu_rng *r, size_t n, uint64_t **out)
+{
+    size_t k = 0;
+    uint64_t *off = tu_malloc((n + 2) * sizeof *off), at = 0;
+    off[0] = 0;
+    while (at < n) {
+        uint64_t len = k % 50 == 49       ? 5000 + tu_below(r, 35001)
+                       : tu_below(r, 10) == 0 ? 0
+                                              : tu_below(r, 2000);
+        if (k == n) /* no room left: the last segment takes the rest */
+            len = n - at;
+        at = at + len < n ? at + len : n;
+        off[++k] = at;
+    }
+    *out = off;
+    return k;
 }
 
 static void test_seg_reduce_case(void **state)
 {
     const red_case *c = *state;
-    size_t ch = tu_chunk(parsum_dtype_size(c->dtype)), failures = 0;
+    size_t es = parsum_dtype_size(c->dtype), ch = tu_chunk(es), failures = 0;
     size_t sizes[] = {0, 1, 31, 33, 65, ch - 1, ch + 1, 1009, 65537};
     check_reduce_sizes(c, sizes, sizeof sizes / sizeof sizes[0], &failures);
+    size_t n = tu_quick ? 1000003 : 3000017;
+    tu_rng r = tu_rng_for(c->dtype, c->op, n, 0x3d1d);
+    unsigned char *in = tu_malloc(n * es);
+    tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
+    uint64_t *off;
+    size_t nseg = mid_offsets(&r, n, &off);
+    check_reduce_offsets(c, in, n, off, nseg, "mid-length", &failures);
+    free(in);
+    free(off);
     assert_int_equal(failures, 0);
 }
 

@@ -1,6 +1,7 @@
 /*
- * segreduce.cu - launches the look-back-free segmented reduce
- * (segreduce_kernels.cuh) for the built-in dtypes and operators: one
+ * segreduce.cu - the look-back-free segmented reduce of the built-in
+ * dtypes and operators: its kernel (the pieces are in
+ * segreduce_kernels.cuh and segreduce_warps.cuh) and the launch: one
  * kernel of G = (multiprocessors x SEGRED_BLOCKS_PER_SM) blocks, whatever
  * n and the segment lengths, with 12 to 16 bytes of carry per block in
  * the scratch arena. n = offsets[num_segments] is read by the kernel, so
@@ -10,8 +11,171 @@
 
 #include "builtin_ops.cuh"
 #include "segreduce_kernels.cuh"
+#include "segreduce_warps.cuh"
 
 #include <stdint.h>
+
+namespace parsum_k {
+
+/* The last block: block b's carry completes its first segment when b
+ * ended it: out[s_b] = (carries of the blocks before b back to the last
+ * one that ended a segment) (+) out[s_b]. */
+template <class T, class C, class Op>
+__device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
+                             T *out, const T &pad, const Op &op, int tid)
+{
+    const int lane = tid & 31, warp = tid >> 5;
+    const u32 g = a.num_blocks;
+    const u32 per = (g + C::BLOCK - 1) / C::BLOCK;
+    u32 b0 = (u32)tid * per;
+    b0 = b0 < g ? b0 : g;
+    const u32 b1 = b0 + per < g ? b0 + per : g;
+    T v = pad;
+    bool f = false;
+    for (u32 b = b0; b < b1; ++b) {
+        const bool fb = (__ldcg(a.carry_seg + b) >> 63) != 0;
+        const T vb = load_slot<T>(a.carry_val, b);
+        v = fb ? vb : op(v, vb);
+        f = f || fb;
+    }
+    T total;
+    T p = segred_scan<T, C>(sm, v, f, pad, total, lane, warp, op);
+    for (u32 b = b0; b < b1; ++b) {
+        const u64 cs = __ldcg(a.carry_seg + b);
+        const bool fb = (cs >> 63) != 0;
+        const u64 s = cs & ~(1ull << 63);
+        if (b > 0 && fb && s < a.nseg) {
+            T o;
+            if constexpr (sizeof(T) == 1) {
+                const unsigned char r =
+                    __ldcg(reinterpret_cast<const unsigned char *>(out + s));
+                memcpy(&o, &r, 1);
+            } else if constexpr (sizeof(T) == 2) {
+                const unsigned short r =
+                    __ldcg(reinterpret_cast<const unsigned short *>(out + s));
+                memcpy(&o, &r, 2);
+            } else if constexpr (sizeof(T) == 4) {
+                const u32 r = __ldcg(reinterpret_cast<const u32 *>(out + s));
+                memcpy(&o, &r, 4);
+            } else {
+                const u64 r = __ldcg(reinterpret_cast<const u64 *>(out + s));
+                memcpy(&o, &r, 8);
+            }
+            out[s] = op(p, o);
+        }
+        const T vb = load_slot<T>(a.carry_val, b);
+        p = fb ? vb : op(p, vb);
+    }
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
+                                  SEGRED_BLOCKS_PER_SM)
+    segred_kernel(segred_args a, T id, T pad)
+{
+    typedef segred_cfg<T> C;
+    extern __shared__ __align__(16) unsigned char segred_dyn[];
+    segred_smem<T> &sm = *reinterpret_cast<segred_smem<T> *>(segred_dyn);
+    const Op op{};
+    const int tid = (int)threadIdx.x;
+    const int lane = tid & 31, warp = tid >> 5;
+    const T *in = static_cast<const T *>(a.in);
+    T *out = static_cast<T *>(a.out);
+    const u64 nseg = a.nseg;
+    const u64 n = a.offsets[nseg];
+    const u64 cost = n + C::W * nseg;
+    const u64 g = a.num_blocks;
+    const u64 per = (cost + g - 1) / g;
+    const u64 b = blockIdx.x;
+    const u64 k0 = b * per < cost ? b * per : cost;
+    const u64 k1 = cost - k0 > per ? k0 + per : cost;
+    const bool vec = (a.options & OPT_VEC) != 0u;
+
+    if (warp < 2) {
+        u64 s, e;
+        segred_find<C>(a.offsets, nseg, n, warp == 0 ? k0 : k1, lane, s, e);
+        if (lane == 0) {
+            sm.bcast[2 * warp] = s;
+            sm.bcast[2 * warp + 1] = e;
+        }
+    }
+    __syncthreads();
+    segred_walk<T> w;
+    w.st = sm.bcast[0];
+    w.et = sm.bcast[1];
+    w.carry = pad;
+    w.win_s = ~0ull;
+    w.wjmax = 0;
+    w.pf_jmax = 0;
+    w.bits = 0;
+    w.jmax = 0;
+    w.win = sm.win[0];
+    w.pf_a0 = ~0ull;
+    const u64 s_first = w.st, s_end = sm.bcast[2];
+    T facc = pad; /* this thread's part of a run of fast tiles */
+    bool fpend = false;
+    u64 k = k0;
+    if ((a.options & OPT_SEGRED_WARPS) != 0u &&
+        segred_warps_take<T, C>(sm, a.offsets, nseg, n, s_first, w.et, s_end,
+                                sm.bcast[3], tid)) {
+        w.carry = segred_warps<T, C, Op>(sm, a.offsets, in, out, n, nseg,
+                                         s_first, w.et, s_end, sm.bcast[3],
+                                         vec, id, pad, op, tid);
+        k = k1;
+    }
+    while (k < k1) {
+        u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
+        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
+        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
+        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
+            /* No segment ends in this tile. */
+            const u64 q = w0 + C::W * w.st;
+            u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
+            e1 = e1 < w1 ? e1 : w1;
+            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
+            if (e1 > w.et)
+                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
+                                         tid);
+            fpend = true;
+            w.et = e1;
+        } else {
+            if (fpend) {
+                w.carry = op(w.carry, segred_block_reduce<T, C>(
+                                          sm, facc, lane, warp, op));
+                facc = pad;
+                fpend = false;
+            }
+            kt1 = segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end,
+                                    k, kt1, k1, vec, id, pad, op, tid);
+        }
+        k = kt1;
+    }
+    if (fpend)
+        w.carry = op(w.carry,
+                     segred_block_reduce<T, C>(sm, facc, lane, warp, op));
+    if (w.pf_a0 != ~0ull)
+        cp_async_wait_all(); /* no copy outlives the block */
+
+    if (tid == 0) {
+        a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
+        store_slot(a.carry_val, b, w.carry);
+    }
+    /* Every thread's writes of out before the count (cumulativity of the
+     * fence across the barrier). */
+    __threadfence();
+    __syncthreads();
+    if (tid == 0)
+        sm.last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u ? 1u : 0u;
+    __syncthreads();
+    if (sm.last == 0u)
+        return;
+    __threadfence();
+    segred_fixup<T, C>(sm, a, out, pad, op, tid);
+    if (tid == 0)
+        *a.counter = 0u; /* ready for the next launch */
+}
+
+} /* namespace parsum_k */
 
 namespace {
 
@@ -98,6 +262,13 @@ bool is_aligned(const void *p, size_t a)
     return (uintptr_t)p % a == 0;
 }
 
+/* PARSUM_CUDA_SEGRED_WARPS=0 keeps every block on the tile walk
+ * (segreduce_warps.cuh; measurements, tests of both paths). */
+bool segred_warps_on()
+{
+    return parsum__cuda_env_on("PARSUM_CUDA_SEGRED_WARPS");
+}
+
 } /* namespace */
 
 parsum_status parsum__cuda_seg_reduce_builtin(parsum_context *ctx,
@@ -139,7 +310,8 @@ parsum_status parsum__cuda_seg_reduce_builtin(parsum_context *ctx,
     a.offsets = reinterpret_cast<const unsigned long long *>(offsets);
     a.nseg = nseg;
     a.num_blocks = (unsigned)g;
-    a.options = is_aligned(in, 16) ? parsum_k::OPT_VEC : 0u;
+    a.options = (is_aligned(in, 16) ? parsum_k::OPT_VEC : 0u) |
+                (segred_warps_on() ? parsum_k::OPT_SEGRED_WARPS : 0u);
     a.carry_seg = reinterpret_cast<unsigned long long *>(scratch);
     a.carry_val = reinterpret_cast<unsigned *>(scratch + seg_bytes);
     a.counter = st->dev_counter; /* self-resetting, shared with the reduce */

@@ -32,7 +32,10 @@
  * staged: each thread folds a contiguous piece of its elements, copied
  * ahead by cp.async into a slot of its own, and enters the same scan;
  * such a tile takes the next tile's path too when that adds few ends
- * (segred_tile_pieces).
+ * (segred_tile_pieces). A block whose share holds only segments of
+ * moderate length folds it by warps instead, one segment a warp
+ * (segreduce_warps.cuh). The kernel itself, which puts these pieces
+ * together, and the last block's fix-up are in segreduce.cu.
  *
  * Every fold keeps sequence order within a thread, and the combining
  * trees (threads, warps, tiles, blocks) are fixed functions of the
@@ -73,6 +76,10 @@ struct segred_args {
     u32 *carry_val;     /* G slots: the partial of the segment open at b's end */
     u32 *counter;       /* blocks done; 0 before the launch, reset after */
 };
+
+/* segred_args.options beside OPT_VEC: blocks may fold their share by
+ * warps (segreduce_warps.cuh); cleared by PARSUM_CUDA_SEGRED_WARPS=0. */
+constexpr u32 OPT_SEGRED_WARPS = 4u;
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -126,6 +133,8 @@ struct segred_smem {
     u32 redf[segred_cfg<T>::NWARP];
     u64 bcast[4];
     u32 last;
+    u32 wnext; /* the warps' next segment (segreduce_warps.cuh) */
+    T wcarry;  /* and the block's carry from them */
 };
 
 template <class C>
@@ -756,155 +765,6 @@ __device__ u64 segred_tile(segred_smem<T> &sm, segred_walk<T> &w,
     w.st += jt;
     w.et = etile;
     return kt1;
-}
-
-/* The last block: block b's carry completes its first segment when b
- * ended it: out[s_b] = (carries of the blocks before b back to the last
- * one that ended a segment) (+) out[s_b]. */
-template <class T, class C, class Op>
-__device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
-                             T *out, const T &pad, const Op &op, int tid)
-{
-    const int lane = tid & 31, warp = tid >> 5;
-    const u32 g = a.num_blocks;
-    const u32 per = (g + C::BLOCK - 1) / C::BLOCK;
-    u32 b0 = (u32)tid * per;
-    b0 = b0 < g ? b0 : g;
-    const u32 b1 = b0 + per < g ? b0 + per : g;
-    T v = pad;
-    bool f = false;
-    for (u32 b = b0; b < b1; ++b) {
-        const bool fb = (__ldcg(a.carry_seg + b) >> 63) != 0;
-        const T vb = load_slot<T>(a.carry_val, b);
-        v = fb ? vb : op(v, vb);
-        f = f || fb;
-    }
-    T total;
-    T p = segred_scan<T, C>(sm, v, f, pad, total, lane, warp, op);
-    for (u32 b = b0; b < b1; ++b) {
-        const u64 cs = __ldcg(a.carry_seg + b);
-        const bool fb = (cs >> 63) != 0;
-        const u64 s = cs & ~(1ull << 63);
-        if (b > 0 && fb && s < a.nseg) {
-            T o;
-            if constexpr (sizeof(T) == 1) {
-                const unsigned char r =
-                    __ldcg(reinterpret_cast<const unsigned char *>(out + s));
-                memcpy(&o, &r, 1);
-            } else if constexpr (sizeof(T) == 2) {
-                const unsigned short r =
-                    __ldcg(reinterpret_cast<const unsigned short *>(out + s));
-                memcpy(&o, &r, 2);
-            } else if constexpr (sizeof(T) == 4) {
-                const u32 r = __ldcg(reinterpret_cast<const u32 *>(out + s));
-                memcpy(&o, &r, 4);
-            } else {
-                const u64 r = __ldcg(reinterpret_cast<const u64 *>(out + s));
-                memcpy(&o, &r, 8);
-            }
-            out[s] = op(p, o);
-        }
-        const T vb = load_slot<T>(a.carry_val, b);
-        p = fb ? vb : op(p, vb);
-    }
-}
-
-template <class T, class Op>
-__global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
-                                  SEGRED_BLOCKS_PER_SM)
-    segred_kernel(segred_args a, T id, T pad)
-{
-    typedef segred_cfg<T> C;
-    extern __shared__ __align__(16) unsigned char segred_dyn[];
-    segred_smem<T> &sm = *reinterpret_cast<segred_smem<T> *>(segred_dyn);
-    const Op op{};
-    const int tid = (int)threadIdx.x;
-    const int lane = tid & 31, warp = tid >> 5;
-    const T *in = static_cast<const T *>(a.in);
-    T *out = static_cast<T *>(a.out);
-    const u64 nseg = a.nseg;
-    const u64 n = a.offsets[nseg];
-    const u64 cost = n + C::W * nseg;
-    const u64 g = a.num_blocks;
-    const u64 per = (cost + g - 1) / g;
-    const u64 b = blockIdx.x;
-    const u64 k0 = b * per < cost ? b * per : cost;
-    const u64 k1 = cost - k0 > per ? k0 + per : cost;
-    const bool vec = (a.options & OPT_VEC) != 0u;
-
-    if (warp < 2) {
-        u64 s, e;
-        segred_find<C>(a.offsets, nseg, n, warp == 0 ? k0 : k1, lane, s, e);
-        if (lane == 0) {
-            sm.bcast[2 * warp] = s;
-            sm.bcast[2 * warp + 1] = e;
-        }
-    }
-    __syncthreads();
-    segred_walk<T> w;
-    w.st = sm.bcast[0];
-    w.et = sm.bcast[1];
-    w.carry = pad;
-    w.win_s = ~0ull;
-    w.wjmax = 0;
-    w.pf_jmax = 0;
-    w.bits = 0;
-    w.jmax = 0;
-    w.win = sm.win[0];
-    w.pf_a0 = ~0ull;
-    const u64 s_first = w.st, s_end = sm.bcast[2];
-    T facc = pad; /* this thread's part of a run of fast tiles */
-    bool fpend = false;
-    for (u64 k = k0; k < k1;) {
-        u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
-        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
-        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
-        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
-            /* No segment ends in this tile. */
-            const u64 q = w0 + C::W * w.st;
-            u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
-            e1 = e1 < w1 ? e1 : w1;
-            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
-            if (e1 > w.et)
-                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
-                                         tid);
-            fpend = true;
-            w.et = e1;
-        } else {
-            if (fpend) {
-                w.carry = op(w.carry, segred_block_reduce<T, C>(
-                                          sm, facc, lane, warp, op));
-                facc = pad;
-                fpend = false;
-            }
-            kt1 = segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end,
-                                    k, kt1, k1, vec, id, pad, op, tid);
-        }
-        k = kt1;
-    }
-    if (fpend)
-        w.carry = op(w.carry,
-                     segred_block_reduce<T, C>(sm, facc, lane, warp, op));
-    if (w.pf_a0 != ~0ull)
-        cp_async_wait_all(); /* no copy outlives the block */
-
-    if (tid == 0) {
-        a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
-        store_slot(a.carry_val, b, w.carry);
-    }
-    /* Every thread's writes of out before the count (cumulativity of the
-     * fence across the barrier). */
-    __threadfence();
-    __syncthreads();
-    if (tid == 0)
-        sm.last = atomicAdd(a.counter, 1u) == a.num_blocks - 1u ? 1u : 0u;
-    __syncthreads();
-    if (sm.last == 0u)
-        return;
-    __threadfence();
-    segred_fixup<T, C>(sm, a, out, pad, op, tid);
-    if (tid == 0)
-        *a.counter = 0u; /* ready for the next launch */
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */

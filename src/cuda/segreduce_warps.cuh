@@ -1,0 +1,210 @@
+/*
+ * segreduce_warps.cuh - the segmented reduce's second way through a
+ * block's share of the path: one warp a segment, for shares whose
+ * segments are all of moderate length (uniform 1000-element segments).
+ *
+ * Why. The tile walk (segreduce_kernels.cuh) pays a window search, an
+ * ends count and a block scan per tile whatever the segments; with a few
+ * ends a tile that fixed work, not memory, set the pace (uniform
+ * 1000-element segments at about half the read bound, 0.72-0.95x CUB's
+ * one-block-per-segment reduce). A warp that owns a whole segment needs
+ * none of it: 16-byte loads across its lanes, a few of them in flight,
+ * one warp reduction, one store. It is only safe where no segment is
+ * long (one warp on a long segment would hold up the block) and pays
+ * only where segments are not short (a warp per one-element segment
+ * wastes 31 lanes), so a block takes it when its share has at least
+ * SEGRED_WAVG_BYTES of elements per segment on average and no segment
+ * longer than SEGRED_WLONG_BYTES within the share; every other block
+ * walks tiles as before. The choice depends on the offsets, n and the
+ * grid, as the tiles do, so results stay bit-identical run to run.
+ *
+ * Order of a segment's fold: lane l folds its head element (l < V, the
+ * elements before the first 16-byte boundary), then its vectors l, l +
+ * 32, ... in order, then its tail element; the warp reduction (fixed tree)
+ * combines the lanes. That regroups a segment's elements, so, as for the
+ * tiles' plain-reduce runs, it serves commutative operators only (the
+ * built-in ones).
+ */
+#ifndef PARSUM_SEGREDUCE_WARPS_CUH
+#define PARSUM_SEGREDUCE_WARPS_CUH
+
+#include "segreduce_kernels.cuh"
+
+namespace parsum_k {
+
+/* A block folds its share by warps when the share has at least this
+ * many bytes of elements per segment (its ended segments and the open
+ * one) and no segment (within the share) longer than SEGRED_WLONG_BYTES.
+ * 512 bytes is one 16-byte vector a lane: below that most lanes idle. */
+constexpr u64 SEGRED_WAVG_BYTES = 512;
+constexpr u64 SEGRED_WLONG_BYTES = 32768;
+/* Vectors a lane has in flight: 8 (4 KB a warp), 4 for 8-byte values,
+ * where 8 made the kernel spill. */
+template <class T>
+__host__ __device__ constexpr int segred_wunroll()
+{
+    return sizeof(T) == 8 ? 4 : 8;
+}
+
+#if defined(__CUDACC__)
+
+/* Segment j's part [b, e) of the block's share, from element e0 of
+ * segment s0 to element e1 of segment s1 (j in [s0, s1]), offsets
+ * clamped to n; o, o1 = offsets[j], offsets[j + 1] (o1 unused for
+ * j = s1). empty: the whole segment is (its output is the identity). */
+__device__ __forceinline__ void segred_wrange(u64 o, u64 o1, u64 j, u64 s1,
+                                              u64 n, u64 e0, u64 e1, u64 &b,
+                                              u64 &e, bool &empty)
+{
+    o = o < n ? o : n;
+    o1 = o1 < n ? o1 : n;
+    empty = o == o1;
+    b = o > e0 ? o : e0;
+    b = b < e1 ? b : e1;
+    if (j == s1)
+        o1 = e1;
+    o1 = o1 > b ? o1 : b;
+    e = o1 < e1 ? o1 : e1;
+}
+
+/* offsets[j], offsets[j + 1] (or n for j + 1 past nseg). */
+__device__ __forceinline__ void segred_wload(const u64 *offsets, u64 nseg,
+                                             u64 n, u64 j, u64 &o, u64 &o1)
+{
+    o = offsets[j];
+    o1 = j < nseg ? offsets[j + 1] : n;
+}
+
+/* Whether the block folds its share [(s0, e0), (s1, e1)] by warps (see
+ * the file's head). Block-uniform; resets the warps' segment counter. */
+template <class T, class C>
+__device__ __forceinline__ bool segred_warps_take(segred_smem<T> &sm,
+                                                  const u64 *offsets,
+                                                  u64 nseg, u64 n, u64 s0,
+                                                  u64 e0, u64 s1, u64 e1,
+                                                  int tid)
+{
+    const u64 ends = s1 - s0;
+    if (s1 <= s0 || ends >= (1ull << 30) || e1 <= e0 ||
+        (e1 - e0) * C::ES < (ends + 1) * SEGRED_WAVG_BYTES)
+        return false;
+    bool lng = false;
+    for (u64 j = s0 + (u64)tid; j <= s1; j += C::BLOCK) {
+        u64 o, o1, b, e;
+        bool empty;
+        segred_wload(offsets, nseg, n, j, o, o1);
+        segred_wrange(o, o1, j, s1, n, e0, e1, b, e, empty);
+        lng = lng || (e - b) * C::ES > SEGRED_WLONG_BYTES;
+    }
+    if (tid == 0)
+        sm.wnext = 0u;
+    return __syncthreads_or(lng ? 1 : 0) == 0;
+}
+
+/* The fold of [b, e) by one warp (see the file's head for the order);
+ * the result in lane 0. e - b <= SEGRED_WLONG_BYTES / sizeof(T), so
+ * indices within the segment are 32-bit. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_warp_fold(const T *in, u64 b, u64 e,
+                                              bool vec, const T &pad,
+                                              const Op &op, int lane)
+{
+    constexpr int U = segred_wunroll<T>();
+    const u32 len = (u32)(e - b);
+    const T *x = in + b;
+    T acc = pad;
+    if (vec) {
+        /* Elements [h, h + 32 V nv) are whole vectors. */
+        const u32 mis = (u32)(b % C::V);
+        u32 h = mis != 0u ? C::V - mis : 0u;
+        h = h < len ? h : len;
+        const u32 nv = (len - h) / C::V;
+        const u32 t0 = h + nv * C::V;
+        if ((u32)lane < h)
+            acc = op(acc, x[lane]);
+        const uint4 *src = reinterpret_cast<const uint4 *>(x + h);
+        for (u32 base = (u32)lane; base < nv; base += 32u * U) {
+            uint4 q[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (base + 32u * u < nv)
+                    q[u] = __ldg(src + base + 32u * u);
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (base + 32u * u < nv) {
+                    T t[C::V];
+                    memcpy(t, &q[u], sizeof t);
+#pragma unroll
+                    for (u32 v = 0; v < C::V; ++v)
+                        acc = op(acc, t[v]);
+                }
+            }
+        }
+        if (t0 + (u32)lane < len)
+            acc = op(acc, x[t0 + (u32)lane]);
+    } else {
+        for (u32 p = (u32)lane; p < len; p += 32u * U) {
+            T t[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (p + 32u * u < len)
+                    t[u] = x[p + 32u * u];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (p + 32u * u < len)
+                    acc = op(acc, t[u]);
+        }
+    }
+    return warp_reduce(acc, op);
+}
+
+/* The block's share [(s0, e0), (s1, e1)] folded by warps: each warp takes
+ * the next segment from a shared counter (so that segments of different
+ * lengths balance), loads the offsets of the one after it before folding
+ * it, writes out[j] for the segments the share ends (s0's part from e0,
+ * which the last block completes as for the tiles) and hands the part of
+ * s1, the block's carry, to every thread. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets,
+                          const T *in, T *out, u64 n, u64 nseg, u64 s0,
+                          u64 e0, u64 s1, u64 e1, bool vec, const T &id,
+                          const T &pad, const Op &op, int tid)
+{
+    const int lane = tid & 31;
+    auto grab = [&]() -> u64 {
+        u32 i = 0;
+        if (lane == 0)
+            i = atomicAdd(&sm.wnext, 1u);
+        return s0 + (u64)__shfl_sync(PARSUM_K_FULL_MASK, i, 0);
+    };
+    u64 j = grab(), o = 0, o1 = 0;
+    if (j <= s1)
+        segred_wload(offsets, nseg, n, j, o, o1);
+    while (j <= s1) {
+        const u64 jn = grab();
+        u64 on = 0, on1 = 0;
+        if (jn <= s1)
+            segred_wload(offsets, nseg, n, jn, on, on1);
+        u64 b, e;
+        bool empty;
+        segred_wrange(o, o1, j, s1, n, e0, e1, b, e, empty);
+        const T r = segred_warp_fold<T, C, Op>(in, b, e, vec, pad, op, lane);
+        if (lane == 0) {
+            if (j == s1)
+                sm.wcarry = r;
+            else if (j < nseg)
+                out[j] = empty ? id : r;
+        }
+        j = jn;
+        o = on;
+        o1 = on1;
+    }
+    __syncthreads();
+    return sm.wcarry;
+}
+
+#endif /* __CUDACC__ */
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_SEGREDUCE_WARPS_CUH */
