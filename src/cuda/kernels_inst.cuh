@@ -31,7 +31,7 @@ typedef PARSUM_INST_W inst_w;
  * are exactly associative) and float MIN/MAX (a selection of one operand
  * with a fixed rule for ties and NaNs, hence exactly associative too).
  * Float SUM and PROD take a deterministic one: plain f32 scans the
- * classic look-back folded from the left (lookback_det), f64 and
+ * left fold by groups (lookback_gleft), f64 and
  * scan_kernel's segmented scans the two-level look-back (the pipelined
  * segmented scan: seg_pipe_lookback below).
  * PARSUM_K_LOOKBACK forces one for tuning runs (0: none, timing only). */
@@ -43,19 +43,25 @@ typedef PARSUM_INST_W inst_w;
 #ifndef PARSUM_K_LOOKBACK
 #define PARSUM_K_LOOKBACK (-1)
 #endif
+/* f32 SUM and PROD: the left fold by groups (4), or per tile (3). */
+#ifndef PARSUM_K_F32_LOOKBACK
+#define PARSUM_K_F32_LOOKBACK 4
+#endif
 template <template <class, class> class OP, class S>
 constexpr int lookback_for()
 {
     if (PARSUM_K_LOOKBACK >= 0)
         return PARSUM_K_LOOKBACK;
-    /* f32 takes the left fold (and with it the pipelined kernel: 1.09-
-     * 1.12x CUB against 0.88x at 2^28); f64 and segmented pairs keep the
+    /* f32 takes the left fold by groups (and with it the pipelined
+     * kernel: 1.16x CUB at 2^28 on an H200, against 1.13x for the left
+     * fold by tiles and 0.88x for the two-level one); f64 and segmented
+     * pairs keep the
      * two-level one: f64's pipelined tiles hold 3072 elements, and the
      * left fold through 87k of them measured 0.58-0.83x CUB against
      * 0.90-0.92x, on (f64, flag) pairs 0.45x against 0.66x (NOTES.md
      * section 3). */
     if (PARSUM_INST_FLOAT && OP<inst_t, inst_w>::float_rounding)
-        return sizeof(S) > 4 ? 1 : parsum_k::lookback_det<S>();
+        return sizeof(S) > 4 ? 1 : PARSUM_K_F32_LOOKBACK;
     /* The classic look-back needs packed descriptors. */
     return parsum_k::packed_desc<S>::value ? 2 : 1;
 }
@@ -83,7 +89,7 @@ constexpr int seg_pipe_lookback()
 template <class op, bool REV, int LB>
 const void *pipe_kernel()
 {
-    if constexpr (PARSUM_K_PIPE && (LB == 2 || LB == 3))
+    if constexpr (PARSUM_K_PIPE && LB >= 2 && LB <= 4)
         return (const void *)&parsum_k::scan_pipe_kernel<inst_t, op, REV, LB>;
     else
         return nullptr;

@@ -29,6 +29,13 @@ namespace parsum_k {
 #define PARSUM_K_LEFT_W8 1
 #endif
 
+/* Groups of 32 tiles before its own that lookback_gleft reads in its
+ * first round trip (a knob: 1 makes its further reach, lookback_gprefix,
+ * the common path, which a test build uses). */
+#ifndef PARSUM_K_GLEFT_K
+#define PARSUM_K_GLEFT_K 3
+#endif
+
 __device__ __forceinline__ void poll_pause()
 {
 #if PARSUM_K_POLL_NS > 0
@@ -375,6 +382,67 @@ struct left_fold {
     }
 };
 
+/* GP(h) of lookback_gleft (h >= 0; every lane of warp 0): from the
+ * newest group j <= h whose last tile has published GP(j) (or GP(0) =
+ * GA(0)), GA(j+1) .. GA(h) from their aggregates, folded from the left.
+ * The GAs of the newest 32 groups stay in registers (lane i: GA(h-i));
+ * beyond them (more than 1024 tiles in flight) windows are read a second
+ * time, oldest first, a window whose last tile has published by then
+ * giving its GP directly (the same bits as the fold). */
+template <class T, class Op>
+__device__ __forceinline__ T lookback_gprefix(const scan_args &a,
+                                              long long h, const T &pad,
+                                              int lane, const Op &op)
+{
+    constexpr u32 TOP = 1u << 31;
+    auto tree = [&](const T &v) { return shfl_idx(warp_reduce(v, op), 0); };
+    T keep = pad, x = pad;
+    int depth = 0;
+    long long j = h;
+    for (;;) {
+        T v;
+        const u32 incl = wait_window(a, j * 32 + lane, pad, v);
+        if (incl & TOP) {
+            x = shfl_idx(v, 31);
+            break;
+        }
+        const T ga = tree(v);
+        if (j == 0) {
+            x = ga;
+            break;
+        }
+        if (depth == 32) { /* GP(j): find an older one, fold up to j */
+            long long f = j - 1;
+            for (;; --f) {
+                T w;
+                const u32 fi = wait_window(a, f * 32 + lane, pad, w);
+                if (fi & TOP) {
+                    x = shfl_idx(w, 31);
+                    break;
+                }
+                if (f == 0) {
+                    x = tree(w);
+                    break;
+                }
+            }
+            for (long long k = f + 1; k < j; ++k) {
+                T w;
+                const u32 ki = wait_window(a, k * 32 + lane, pad, w);
+                x = (ki & TOP) ? shfl_idx(w, 31) : op(x, tree(w));
+            }
+            x = op(x, ga);
+            break;
+        }
+        if (lane == depth)
+            keep = ga;
+        ++depth;
+        --j;
+    }
+    for (int i = depth - 1; i >= 0; --i)
+        x = op(x, shfl_idx(keep, i));
+    return x;
+}
+
 /* The classic look-back made deterministic for any associative operator,
  * floats included (warp 0 of tile c; returns X(c) in every lane,
  * meaningful for c > 0). The inclusive prefix tile k publishes is the
@@ -458,6 +526,123 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
             fold(x, v[w], w == nw ? inc[w] : 0u);
     if (lane == 0)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg), a.tag);
+    return x;
+}
+
+/* The left fold by groups (4): deterministic like lookback_left, for any
+ * associative operator (warp 0 of tile c; returns X(c) in every lane,
+ * meaningful for c > 0), but its sequential steps are whole groups of 32
+ * tiles, not tiles. With g = c / 32, p = c % 32:
+ *   GA(h) = tree(A(32h) .. A(32h+31))     (warp_reduce, lane i: A(32h+i))
+ *   GP(0) = GA(0), GP(h) = GP(h-1) (+) GA(h)
+ *   X(c)  = GP(g-1) (+) tree(A(32g) .. A(c-1))
+ * (no GP(g-1) term in group 0, no tree for p = 0). The last tile of group
+ * g publishes GP(g) in its descriptor (GROUP_INCL), and a tile that needs
+ * GP(h) takes it from there when it is published, else computes GA(h)
+ * from the 32 aggregates (the same tree, the same bits) and goes on to
+ * GP(h-1): every value is a fixed function of the input whatever the
+ * timing (NOTES.md section 3). Nobody waits for a prefix, only for
+ * aggregates, which every tile publishes first (a look-back that waited
+ * for one of the last few group prefixes measured 0.55-0.67x CUB: NOTES
+ * section 7).
+ *
+ * Why: lookback_left continues the newest published prefix one aggregate
+ * at a time, and that prefix ran 27-37 tiles behind (NOTES.md section
+ * 3): a chain of that many shuffles and combines per tile, after up to
+ * two round trips. Here a tile reads its own group's aggregates and the
+ * three groups before it in one round trip (GP(g-1) is published 1-32
+ * tiles back, GP(g-3) 65-96) and combines by trees. */
+template <class T, class Op, bool PRE = false>
+__device__ __forceinline__ T lookback_gleft(const scan_args &a, u32 c,
+                                            const T &agg, const T &pad,
+                                            int lane, const Op &op)
+{
+    static_assert(packed_desc<T>::value, "group look-back: packed only");
+    if (lane == 0 && !PRE)
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
+                a.tag);
+    if (c == 0)
+        return agg;
+    const u32 g = c >> 5, p = c & 31u;
+    constexpr u32 TOP = 1u << 31; /* lane 31: a group's last tile */
+    constexpr int K = PARSUM_K_GLEFT_K; /* groups read in one round trip */
+    auto tree = [&](const T &v) { return shfl_idx(warp_reduce(v, op), 0); };
+    /* One round trip: lane l reads A(32g + l) (l < p) and descriptor
+     * 32 (g-1-k) + l of each of the K groups before. */
+    T v0 = pad, v[K];
+    u32 st[K];
+    bool h0 = (u32)lane >= p, h[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        v[k] = pad;
+        st[k] = TILE_NONE;
+        h[k] = g < (u32)k + 1u;
+    }
+    for (;;) {
+        if (!h0)
+            h0 = peek(a.agg, a.agg_status, (u64)c - p + lane, v0, a.tag) !=
+                 TILE_NONE;
+        bool all = h0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (!h[k]) {
+                st[k] = peek(a.agg, a.agg_status,
+                             ((u64)g - 1u - (u64)k) * 32u + lane, v[k], a.tag);
+                h[k] = st[k] != TILE_NONE;
+            }
+            all = all && h[k];
+        }
+        if (__all_sync(PARSUM_K_FULL_MASK, all))
+            break;
+        poll_pause();
+    }
+    if ((u32)lane >= p)
+        v0 = pad;
+    /* GP(g-1): from the newest of those groups whose last tile has
+     * published GP (or group 0), else from further back; then the GAs of
+     * the groups after it, oldest first. */
+    T gp = pad;
+    if (g >= 1u) {
+        int kb = K;
+#pragma unroll
+        for (int k = K - 1; k >= 0; --k) {
+            if (g < (u32)k + 1u)
+                continue;
+            const bool incl = (__ballot_sync(PARSUM_K_FULL_MASK,
+                                             st[k] == GROUP_INCL) &
+                               TOP) != 0u;
+            if (incl || g == (u32)k + 1u)
+                kb = k;
+        }
+        if (kb == K) {
+            gp = lookback_gprefix<T, Op>(a, (long long)g - 1 - K, pad, lane,
+                                         op);
+        }
+#pragma unroll
+        for (int k = K - 1; k >= 0; --k) {
+            if (k > kb)
+                continue;
+            if (k == kb && kb < K) {
+                const bool incl = (__ballot_sync(PARSUM_K_FULL_MASK,
+                                                 st[k] == GROUP_INCL) &
+                                   TOP) != 0u;
+                gp = incl ? shfl_idx(v[k], 31) : tree(v[k]);
+            } else {
+                gp = op(gp, tree(v[k]));
+            }
+        }
+    }
+    T x = gp;
+    if (p > 0u) {
+        const T local = tree(v0);
+        x = g >= 1u ? op(gp, local) : local;
+    }
+    if (p == 31u) {
+        const T ga = tree(lane == 31 ? agg : v0);
+        if (lane == 0)
+            publish(a.agg, a.agg_status, c, GROUP_INCL,
+                    g >= 1u ? op(gp, ga) : ga, a.tag);
+    }
     return x;
 }
 

@@ -463,7 +463,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
 
     /* 4. Publish A(c), look back for X(c). LOOKBACK is 1 for the
      * deterministic two-level look-back, 2 for the classic one, 3 for the
-     * classic one folded from the left (lookback.cuh); 0 skips it, which
+     * classic one folded from the left, 4 for the left fold by groups
+     * (lookback.cuh); 0 skips it, which
      * gives wrong results and exists only to time the tile code alone
      * (bench/gpu_tune.sh). */
     if (!single && warp == 0 && LOOKBACK != 0) {
@@ -472,6 +473,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block)
             xc = lookback_classic(a, c, agg, pad, lane, op);
         else if constexpr (LOOKBACK == 3)
             xc = lookback_left(a, c, agg, pad, lane, op);
+        else if constexpr (LOOKBACK == 4)
+            xc = lookback_gleft(a, c, agg, pad, lane, op);
         else
             xc = lookback_groups(a, c, agg, pad, lane, op);
         if (lane == 0 && c > 0)
@@ -542,15 +545,18 @@ __device__ __forceinline__ u64 pipe_tile_base(const scan_args &a, u32 c)
 }
 
 /* The second half of a pipelined tile's look-back (its aggregate already
- * published by lookback_publish): 2 the classic one, 3 its left fold. */
+ * published by lookback_publish): 2 the classic one, 3 its left fold, 4
+ * the left fold by groups. */
 template <int LOOKBACK, class T, class Op>
 __device__ __forceinline__ T pipe_lookback(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
                                            int lane, const Op &op)
 {
-    static_assert(LOOKBACK == 2 || LOOKBACK == 3,
-                  "pipelined: classic look-backs only");
-    if constexpr (LOOKBACK == 3)
+    static_assert(LOOKBACK >= 2 && LOOKBACK <= 4,
+                  "pipelined: look-backs that wait for claimed tiles only");
+    if constexpr (LOOKBACK == 4)
+        return lookback_gleft<T, Op, true>(a, c, agg, pad, lane, op);
+    else if constexpr (LOOKBACK == 3)
         return lookback_left<T, Op, true>(a, c, agg, pad, lane, op);
     else
         return lookback_classic<T, Op, true>(a, c, agg, pad, lane, op);
@@ -589,8 +595,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     constexpr policy P = policy_for(sizeof(T));
     constexpr int BLOCK = P.block;
     constexpr int NWARP = BLOCK / 32;
-    static_assert(LOOKBACK == 2 || LOOKBACK == 3,
-                  "pipelined: classic look-backs only");
+    static_assert(LOOKBACK >= 2 && LOOKBACK <= 4,
+                  "pipelined: look-backs that wait for claimed tiles only");
     constexpr int R = pipe_rows(sizeof(T));
     constexpr int V = vec_elems(sizeof(T));
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
