@@ -68,6 +68,92 @@ __device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
     }
 }
 
+/* The ways through a block's share other than the tile walk
+ * (segreduce_warps.cuh): one segment a thread for short segments, one a
+ * warp for moderate ones. Returns the path point from which the tile
+ * walk goes on: k1 when the share is done (w.carry is then the block's
+ * carry), k0 when neither way was taken, or where the threads handed
+ * over (w.st and w.et moved there). Block-uniform. */
+template <class T, class C, class Op>
+__device__ __forceinline__ u64 segred_other_ways(
+    segred_smem<T> &sm, segred_walk<T> &w, const segred_args &a, const T *in,
+    T *out, u64 n, u64 k0, u64 k1, u64 s_end, u64 e_end, bool vec,
+    const T &id, const T &pad, const Op &op, int tid)
+{
+    const u64 nseg = a.nseg, s_first = w.st;
+    if (segred_lanes_take<C>(s_first, w.et, s_end, e_end)) {
+        u64 hs = 0, he = 0;
+        if (segred_lanes<T, C, Op>(sm, a.offsets, in, out, n, nseg, s_first,
+                                   w.et, s_end, e_end, id, pad, op, tid,
+                                   w.carry, hs, he))
+            return k1;
+        if (hs == s_first)
+            return k0;
+        /* The walk goes on from segment hs, whose part of the share
+         * starts at he: path point he + W hs (within [k0, k1] for valid
+         * offsets; clamped for others). */
+        w.st = hs;
+        w.et = he;
+        const u64 kh = he + C::W * hs;
+        return kh < k0 ? k0 : kh > k1 ? k1 : kh;
+    }
+    if (segred_warps_take<T, C>(sm, a.offsets, nseg, n, s_first, w.et, s_end,
+                                e_end, tid)) {
+        w.carry = segred_warps<T, C, Op>(sm, a.offsets, in, out, n, nseg,
+                                         s_first, w.et, s_end, e_end, vec, id,
+                                         pad, op, tid);
+        return k1;
+    }
+    return k0;
+}
+
+/* The tile walk along the block's path from point k (cut w.st, w.et) to
+ * k1: runs of tiles without a segment end reduced into w.carry, the
+ * others by segred_tile; waits for its last asynchronous copies. */
+template <class T, class C, class Op>
+__device__ __forceinline__ void segred_walk_tiles(
+    segred_smem<T> &sm, segred_walk<T> &w, const segred_args &a, const T *in,
+    T *out, u64 n, u64 k, u64 k1, u64 s_end, bool vec, const T &id,
+    const T &pad, const Op &op, int tid)
+{
+    const int lane = tid & 31, warp = tid >> 5;
+    const u64 nseg = a.nseg;
+    T facc = pad; /* this thread's part of a run of fast tiles */
+    bool fpend = false;
+    while (k < k1) {
+        u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
+        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
+        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
+        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
+            /* No segment ends in this tile. */
+            const u64 q = w0 + C::W * w.st;
+            u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
+            e1 = e1 < w1 ? e1 : w1;
+            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
+            if (e1 > w.et)
+                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
+                                         tid);
+            fpend = true;
+            w.et = e1;
+        } else {
+            if (fpend) {
+                w.carry = op(w.carry, segred_block_reduce<T, C>(
+                                          sm, facc, lane, warp, op));
+                facc = pad;
+                fpend = false;
+            }
+            kt1 = segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end,
+                                    k, kt1, k1, vec, id, pad, op, tid);
+        }
+        k = kt1;
+    }
+    if (fpend)
+        w.carry = op(w.carry,
+                     segred_block_reduce<T, C>(sm, facc, lane, warp, op));
+    if (w.pf_a0 != ~0ull)
+        cp_async_wait_all(); /* no copy outlives the block */
+}
+
 template <class T, class Op>
 __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
                                   SEGRED_BLOCKS_PER_SM)
@@ -112,50 +198,14 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
     w.win = sm.win[0];
     w.pf_a0 = ~0ull;
     const u64 s_first = w.st, s_end = sm.bcast[2];
-    T facc = pad; /* this thread's part of a run of fast tiles */
-    bool fpend = false;
-    u64 k = k0;
-    if ((a.options & OPT_SEGRED_WARPS) != 0u &&
-        segred_warps_take<T, C>(sm, a.offsets, nseg, n, s_first, w.et, s_end,
-                                sm.bcast[3], tid)) {
-        w.carry = segred_warps<T, C, Op>(sm, a.offsets, in, out, n, nseg,
-                                         s_first, w.et, s_end, sm.bcast[3],
-                                         vec, id, pad, op, tid);
-        k = k1;
-    }
-    while (k < k1) {
-        u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
-        segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
-        const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
-        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
-            /* No segment ends in this tile. */
-            const u64 q = w0 + C::W * w.st;
-            u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
-            e1 = e1 < w1 ? e1 : w1;
-            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
-            if (e1 > w.et)
-                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
-                                         tid);
-            fpend = true;
-            w.et = e1;
-        } else {
-            if (fpend) {
-                w.carry = op(w.carry, segred_block_reduce<T, C>(
-                                          sm, facc, lane, warp, op));
-                facc = pad;
-                fpend = false;
-            }
-            kt1 = segred_tile<T, C>(sm, w, in, out, a.offsets, n, nseg, s_end,
-                                    k, kt1, k1, vec, id, pad, op, tid);
-        }
-        k = kt1;
-    }
-    if (fpend)
-        w.carry = op(w.carry,
-                     segred_block_reduce<T, C>(sm, facc, lane, warp, op));
-    if (w.pf_a0 != ~0ull)
-        cp_async_wait_all(); /* no copy outlives the block */
-
+    const u64 k = (a.options & OPT_SEGRED_WARPS) != 0u
+                      ? segred_other_ways<T, C, Op>(sm, w, a, in, out, n,
+                                                    k0, k1, s_end,
+                                                    sm.bcast[3], vec, id,
+                                                    pad, op, tid)
+                      : k0;
+    segred_walk_tiles<T, C, Op>(sm, w, a, in, out, n, k, k1, s_end, vec, id,
+                                pad, op, tid);
     if (tid == 0) {
         a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
         store_slot(a.carry_val, b, w.carry);
@@ -262,8 +312,9 @@ bool is_aligned(const void *p, size_t a)
     return (uintptr_t)p % a == 0;
 }
 
-/* PARSUM_CUDA_SEGRED_WARPS=0 keeps every block on the tile walk
- * (segreduce_warps.cuh; measurements, tests of both paths). */
+/* PARSUM_CUDA_SEGRED_WARPS=0 keeps every block on the tile walk, off the
+ * segment-a-warp and segment-a-thread folds (segreduce_warps.cuh;
+ * measurements, tests of every path). */
 bool segred_warps_on()
 {
     return parsum__cuda_env_on("PARSUM_CUDA_SEGRED_WARPS");

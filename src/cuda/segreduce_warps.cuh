@@ -1,7 +1,9 @@
 /*
- * segreduce_warps.cuh - the segmented reduce's second way through a
- * block's share of the path: one warp a segment, for shares whose
- * segments are all of moderate length (uniform 1000-element segments).
+ * segreduce_warps.cuh - the segmented reduce's other ways through a
+ * block's share of the path than the tile walk: one warp a segment, for
+ * shares whose segments are all of moderate length (uniform 1000-element
+ * segments), and one thread a segment, for shares of short segments
+ * (the end of the file).
  *
  * Why. The tile walk (segreduce_kernels.cuh) pays a window search, an
  * ends count and a block scan per tile whatever the segments; with a few
@@ -201,6 +203,124 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
     }
     __syncthreads();
     return sm.wcarry;
+}
+
+/* ---- short segments: one segment a thread ------------------------------ */
+
+/* Why: on shares of short segments the tile walk stages every tile's
+ * elements with the block stopped at a barrier, then each thread
+ * searches the window for its cut, walks its piece and enters a block
+ * scan: about a third of the read bound for one-element segments, a
+ * quarter for 1-8 elements. A thread that owns whole segments needs none
+ * of that: the offsets of its segment (neighbouring threads, neighbouring
+ * offsets), up to SEGRED_LFIRST elements loaded for all its rows at
+ * once, one store.
+ *
+ * A block whose share averages fewer than SEGRED_LAVG_BYTES of elements
+ * a segment folds it one segment a thread, in rounds of SEGRED_LROWS x
+ * BLOCK segments (row r, thread t: segment base + r BLOCK + t, so that
+ * offsets, elements and outputs are read and written by neighbouring
+ * threads), as long as no segment of a round is longer than
+ * SEGRED_LMAX elements; the first round that has one hands the rest of
+ * the share to the tile walk. */
+constexpr u64 SEGRED_LAVG_BYTES = 64;
+constexpr u32 SEGRED_LMAX = 64;
+constexpr int SEGRED_LROWS = 4;
+/* Elements of a segment loaded with the round's other rows, before any
+ * is folded (the rest, up to SEGRED_LMAX, four at a time). */
+constexpr int SEGRED_LFIRST = 4;
+
+/* Whether the block starts on its share [(s0, e0), (s1, e1)] by threads
+ * (block-uniform: values every thread has). */
+template <class C>
+__device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
+                                                  u64 e1)
+{
+    return s1 > s0 && e1 >= e0 &&
+           (e1 - e0) * C::ES < (s1 - s0 + 1) * SEGRED_LAVG_BYTES;
+}
+
+/* The share folded one segment a thread (see above) from segment s0 on.
+ * Returns true when it reached s1 (the block's carry, s1's part, then in
+ * every thread); false when a round had a long segment: the segments
+ * before hand_s are done, and hand_e is where hand_s starts within the
+ * share (the tile walk goes on from there with an empty carry). */
+template <class T, class C, class Op>
+__device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
+                                             const u64 *offsets, const T *in,
+                                             T *out, u64 n, u64 nseg, u64 s0,
+                                             u64 e0, u64 s1, u64 e1,
+                                             const T &id, const T &pad,
+                                             const Op &op, int tid, T &carry,
+                                             u64 &hand_s, u64 &hand_e)
+{
+    constexpr int R = SEGRED_LROWS, F = SEGRED_LFIRST;
+    for (u64 base = s0; base <= s1; base += (u64)R * C::BLOCK) {
+        u64 b[R], e[R];
+        bool empty[R];
+        bool lng = false;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            b[r] = e[r] = 0;
+            empty[r] = false;
+            if (j <= s1) {
+                u64 o, o1;
+                segred_wload(offsets, nseg, n, j, o, o1);
+                segred_wrange(o, o1, j, s1, n, e0, e1, b[r], e[r], empty[r]);
+                lng = lng || e[r] - b[r] > SEGRED_LMAX;
+            }
+        }
+        if (__syncthreads_or(lng ? 1 : 0) != 0) {
+            if (base == s0) {
+                hand_e = e0;
+            } else {
+                u64 o = offsets[base];
+                o = o < n ? o : n;
+                o = o > e0 ? o : e0;
+                hand_e = o < e1 ? o : e1;
+            }
+            hand_s = base;
+            return false;
+        }
+        T t[R][F];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int f = 0; f < F; ++f)
+                if (b[r] + (u64)f < e[r])
+                    t[r][f] = in[b[r] + (u64)f];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            if (j > s1)
+                continue;
+            const u32 len = (u32)(e[r] - b[r]);
+            T acc = pad;
+#pragma unroll
+            for (int f = 0; f < F; ++f)
+                if ((u32)f < len)
+                    acc = op(acc, t[r][f]);
+            for (u32 q = F; q < len; q += 4) {
+                T u[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    if (q + (u32)k < len)
+                        u[k] = in[b[r] + q + (u32)k];
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    if (q + (u32)k < len)
+                        acc = op(acc, u[k]);
+            }
+            if (j == s1)
+                sm.wcarry = acc;
+            else if (j < nseg)
+                out[j] = empty[r] ? id : acc;
+        }
+    }
+    __syncthreads();
+    carry = sm.wcarry;
+    return true;
 }
 
 #endif /* __CUDACC__ */
