@@ -331,6 +331,20 @@ __device__ __forceinline__ u32 wait_window(const scan_args &a, long long t,
     return __ballot_sync(PARSUM_K_FULL_MASK, st == GROUP_INCL);
 }
 
+/* The first half of the classic look-backs (lookback_classic,
+ * lookback_left, lookback_gleft): publishes A(c) (P(0) for tile 0). A
+ * tile whose block has other work to do before it needs the prefix
+ * (scan_pipe_kernel) calls it early and the look-back later with PRE
+ * set, which skips it. Warp 0. */
+template <class T>
+__device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
+                                                 const T &agg, int lane)
+{
+    if (lane == 0)
+        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
+                a.tag);
+}
+
 /* Decoupled look-back as Merrill & Garland describe it (warp 0 of tile c;
  * returns X(c) in lane 0, meaningful for c > 0): publish A(c) (P(0) for
  * tile 0), then fold the predecessors 32 at a time, newest window first,
@@ -346,9 +360,8 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
                                               int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "classic look-back: packed only");
-    if (lane == 0 && !PRE)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
-                a.tag);
+    if (!PRE)
+        lookback_publish(a, c, agg, lane);
     if (c == 0)
         return agg;
     T x = pad;
@@ -470,9 +483,8 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
     constexpr int W = sizeof(T) <= 4 ? 2 : PARSUM_K_LEFT_W8; /* registers */
-    if (lane == 0 && !PRE)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
-                a.tag);
+    if (!PRE)
+        lookback_publish(a, c, agg, lane);
     if (c == 0)
         return agg;
     /* Window w holds tiles c - 32 (w + 1) .. c - 32 w - 1, one per lane;
@@ -558,9 +570,8 @@ __device__ __forceinline__ T lookback_gleft(const scan_args &a, u32 c,
                                             int lane, const Op &op)
 {
     static_assert(packed_desc<T>::value, "group look-back: packed only");
-    if (lane == 0 && !PRE)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
-                a.tag);
+    if (!PRE)
+        lookback_publish(a, c, agg, lane);
     if (c == 0)
         return agg;
     const u32 g = c >> 5, p = c & 31u;
@@ -653,19 +664,6 @@ template <class S>
 __host__ __device__ constexpr int lookback_det()
 {
     return packed_desc<S>::value ? 3 : 1;
-}
-
-/* The first half of the classic look-back, for a tile whose block has
- * other work to do before it needs the prefix (scan_pipe_kernel):
- * publishes A(c) (P(0) for tile 0), so that lookback_classic or
- * lookback_left, called later with PRE set, skips it. Warp 0. */
-template <class T>
-__device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
-                                                 const T &agg, int lane)
-{
-    if (lane == 0)
-        publish(a.agg, a.agg_status, c, c == 0 ? GROUP_INCL : TILE_AGG, agg,
-                a.tag);
 }
 
 #endif /* __CUDACC__ || __CUDACC_RTC__ */
