@@ -150,6 +150,18 @@ static void check_reduce_sizes(const red_case *c, const size_t *sizes,
     }
 }
 
+/* Appends offset o to *off (k + 1 values so far, capacity *cap). */
+static void push_offset(uint64_t **off, size_t *k, size_t *cap, uint64_t o)
+{
+    if (*k + 2 > *cap) {
+        *cap *= 2;
+        *off = realloc(*off, *cap * sizeof **off);
+        if (*off == NULL)
+            fail_msg("out of host memory");
+    }
+    (*off)[++*k] = o;
+}
+
 /* Segments of moderate length: 0-1999 elements (mean 900, a tenth of
  * them empty), every 50th one of 5000-40000, over n elements, the last
  * cut at n. On the GPU most blocks' shares then hold segments of a few
@@ -158,17 +170,15 @@ static void check_reduce_sizes(const red_case *c, const size_t *sizes,
  * their blocks on the tile walk, so both meet in one call. */
 static size_t mid_offsets(tu_rng *r, size_t n, uint64_t **out)
 {
-    size_t k = 0;
-    uint64_t *off = tu_malloc((n + 2) * sizeof *off), at = 0;
+    size_t k = 0, cap = 1024;
+    uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
     off[0] = 0;
     while (at < n) {
         uint64_t len = k % 50 == 49       ? 5000 + tu_below(r, 35001)
                        : tu_below(r, 10) == 0 ? 0
                                               : tu_below(r, 2000);
-        if (k == n) /* no room left: the last segment takes the rest */
-            len = n - at;
         at = at + len < n ? at + len : n;
-        off[++k] = at;
+        push_offset(&off, &k, &cap, at);
     }
     *out = off;
     return k;
@@ -269,18 +279,6 @@ static void test_seg_reduce_determinism(void **state)
 }
 
 /* ---- tile and block edges ------------------------------------------- */
-
-/* Appends offset o to *off (k + 1 values so far, capacity *cap). */
-static void push_offset(uint64_t **off, size_t *k, size_t *cap, uint64_t o)
-{
-    if (*k + 2 > *cap) {
-        *cap *= 2;
-        *off = realloc(*off, *cap * sizeof **off);
-        if (*off == NULL)
-            fail_msg("out of host memory");
-    }
-    (*off)[++*k] = o;
-}
 
 /* A segmentation of n elements whose segment ends and empty segments fall
  * on every kind of position relative to the tiles (a few thousand
