@@ -395,6 +395,14 @@ struct left_fold {
     }
 };
 
+/* The fold of warp 0's 32 values by warp_reduce's fixed tree (lane 0's
+ * value first), in every lane: a group's GA, or a tile's own group. */
+template <class T, class Op>
+__device__ __forceinline__ T group_tree(const T &v, const Op &op)
+{
+    return shfl_idx(warp_reduce(v, op), 0);
+}
+
 /* GP(h) of lookback_gleft (h >= 0; every lane of warp 0): from the
  * newest group j <= h whose last tile has published GP(j) (or GP(0) =
  * GA(0)), GA(j+1) .. GA(h) from their aggregates, folded from the left.
@@ -408,7 +416,6 @@ __device__ __forceinline__ T lookback_gprefix(const scan_args &a,
                                               int lane, const Op &op)
 {
     constexpr u32 TOP = 1u << 31;
-    auto tree = [&](const T &v) { return shfl_idx(warp_reduce(v, op), 0); };
     T keep = pad, x = pad;
     int depth = 0;
     long long j = h;
@@ -419,7 +426,7 @@ __device__ __forceinline__ T lookback_gprefix(const scan_args &a,
             x = shfl_idx(v, 31);
             break;
         }
-        const T ga = tree(v);
+        const T ga = group_tree(v, op);
         if (j == 0) {
             x = ga;
             break;
@@ -434,14 +441,14 @@ __device__ __forceinline__ T lookback_gprefix(const scan_args &a,
                     break;
                 }
                 if (f == 0) {
-                    x = tree(w);
+                    x = group_tree(w, op);
                     break;
                 }
             }
             for (long long k = f + 1; k < j; ++k) {
                 T w;
                 const u32 ki = wait_window(a, k * 32 + lane, pad, w);
-                x = (ki & TOP) ? shfl_idx(w, 31) : op(x, tree(w));
+                x = (ki & TOP) ? shfl_idx(w, 31) : op(x, group_tree(w, op));
             }
             x = op(x, ga);
             break;
@@ -577,7 +584,6 @@ __device__ __forceinline__ T lookback_gleft(const scan_args &a, u32 c,
     const u32 g = c >> 5, p = c & 31u;
     constexpr u32 TOP = 1u << 31; /* lane 31: a group's last tile */
     constexpr int K = PARSUM_K_GLEFT_K; /* groups read in one round trip */
-    auto tree = [&](const T &v) { return shfl_idx(warp_reduce(v, op), 0); };
     /* One round trip: lane l reads A(32g + l) (l < p) and descriptor
      * 32 (g-1-k) + l of each of the K groups before. */
     T v0 = pad, v[K];
@@ -634,22 +640,24 @@ __device__ __forceinline__ T lookback_gleft(const scan_args &a, u32 c,
             if (k > kb)
                 continue;
             if (k == kb && kb < K) {
+                /* the ballot again: fewer instructions than flags kept
+                 * from the loop above (PTX of both compared) */
                 const bool incl = (__ballot_sync(PARSUM_K_FULL_MASK,
                                                  st[k] == GROUP_INCL) &
                                    TOP) != 0u;
-                gp = incl ? shfl_idx(v[k], 31) : tree(v[k]);
+                gp = incl ? shfl_idx(v[k], 31) : group_tree(v[k], op);
             } else {
-                gp = op(gp, tree(v[k]));
+                gp = op(gp, group_tree(v[k], op));
             }
         }
     }
     T x = gp;
     if (p > 0u) {
-        const T local = tree(v0);
+        const T local = group_tree(v0, op);
         x = g >= 1u ? op(gp, local) : local;
     }
     if (p == 31u) {
-        const T ga = tree(lane == 31 ? agg : v0);
+        const T ga = group_tree(lane == 31 ? agg : v0, op);
         if (lane == 0)
             publish(a.agg, a.agg_status, c, GROUP_INCL,
                     g >= 1u ? op(gp, ga) : ga, a.tag);
