@@ -184,6 +184,30 @@ static size_t mid_offsets(tu_rng *r, size_t n, uint64_t **out)
     return k;
 }
 
+/* Short segments with long ones among them, a power-law-like mix: 0-3
+ * elements mostly, every 8th of 4-40, every 500th of 65-3000 and every
+ * 20000th of 5000-40000 (mean about 7). On the GPU the shares average
+ * under 64 bytes a segment, so a block starts one segment a thread and
+ * hands the rest of its share to the batches of 128 segments a warp at
+ * the first long one (src/cuda/segreduce_batches.cuh); the longest are
+ * folded partly by the whole block (deferred spans). */
+static size_t short_long_offsets(tu_rng *r, size_t n, uint64_t **out)
+{
+    size_t k = 0, cap = 1024;
+    uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
+    off[0] = 0;
+    while (at < n) {
+        uint64_t len = k % 20000 == 19999 ? 5000 + tu_below(r, 35001)
+                       : k % 500 == 499   ? 65 + tu_below(r, 2936)
+                       : k % 8 == 7       ? 4 + tu_below(r, 37)
+                                          : tu_below(r, 4);
+        at = at + len < n ? at + len : n;
+        push_offset(&off, &k, &cap, at);
+    }
+    *out = off;
+    return k;
+}
+
 static void test_seg_reduce_case(void **state)
 {
     const red_case *c = *state;
@@ -197,6 +221,9 @@ static void test_seg_reduce_case(void **state)
     uint64_t *off;
     size_t nseg = mid_offsets(&r, n, &off);
     check_reduce_offsets(c, in, n, off, nseg, "mid-length", &failures);
+    free(off);
+    nseg = short_long_offsets(&r, n, &off);
+    check_reduce_offsets(c, in, n, off, nseg, "short and long", &failures);
     free(in);
     free(off);
     assert_int_equal(failures, 0);

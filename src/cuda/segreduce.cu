@@ -11,7 +11,7 @@
 
 #include "builtin_ops.cuh"
 #include "segreduce_kernels.cuh"
-#include "segreduce_warps.cuh"
+#include "segreduce_batches.cuh"
 
 #include <stdint.h>
 
@@ -68,43 +68,33 @@ __device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
     }
 }
 
-/* The ways through a block's share other than the tile walk
- * (segreduce_warps.cuh): one segment a thread for short segments, one a
- * warp for moderate ones. Returns the path point from which the tile
- * walk goes on: k1 when the share is done (w.carry is then the block's
- * carry), k0 when neither way was taken, or where the threads handed
- * over (w.st and w.et moved there). Block-uniform. */
+/* The ways through a block's share [(s0, e0), (s1, e1)] other than the
+ * tile walk (segreduce_warps.cuh, segreduce_batches.cuh): short segments
+ * one a thread and, from the first round with a long one, by batches;
+ * moderate ones one a warp. Returns whether one was taken (the share is
+ * then done and carry is the block's carry). Block-uniform. */
 template <class T, class C, class Op>
-__device__ __forceinline__ u64 segred_other_ways(
-    segred_smem<T> &sm, segred_walk<T> &w, const segred_args &a, const T *in,
-    T *out, u64 n, u64 k0, u64 k1, u64 s_end, u64 e_end, bool vec,
-    const T &id, const T &pad, const Op &op, int tid)
+__device__ __forceinline__ bool segred_other_ways(
+    segred_smem<T> &sm, const segred_args &a, const T *in, T *out, u64 n,
+    u64 s0, u64 e0, u64 s1, u64 e1, bool vec, const T &id, const T &pad,
+    const Op &op, int tid, T &carry)
 {
-    const u64 nseg = a.nseg, s_first = w.st;
-    if (segred_lanes_take<C>(s_first, w.et, s_end, e_end)) {
-        u64 hs = 0, he = 0;
-        if (segred_lanes<T, C, Op>(sm, a.offsets, in, out, n, nseg, s_first,
-                                   w.et, s_end, e_end, id, pad, op, tid,
-                                   w.carry, hs, he))
-            return k1;
-        if (hs == s_first)
-            return k0;
-        /* The walk goes on from segment hs, whose part of the share
-         * starts at he: path point he + W hs (within [k0, k1] for valid
-         * offsets; clamped for others). */
-        w.st = hs;
-        w.et = he;
-        const u64 kh = he + C::W * hs;
-        return kh < k0 ? k0 : kh > k1 ? k1 : kh;
+    const u64 nseg = a.nseg;
+    if (segred_lanes_take<C>(s0, e0, s1, e1)) {
+        u64 hs = 0;
+        if (!segred_lanes<T, C, Op>(sm, a.offsets, in, out, n, nseg, s0, e0,
+                                    s1, e1, id, pad, op, tid, carry, hs))
+            carry = segred_batches<T, C, Op>(a.offsets, in, out, n, nseg, hs,
+                                             e0, s1, e1, vec, id, pad, tid);
+        return true;
     }
-    if (segred_warps_take<T, C>(sm, a.offsets, nseg, n, s_first, w.et, s_end,
-                                e_end, tid)) {
-        w.carry = segred_warps<T, C, Op>(sm, a.offsets, in, out, n, nseg,
-                                         s_first, w.et, s_end, e_end, vec, id,
-                                         pad, op, tid);
-        return k1;
+    if (segred_warps_take<T, C>(sm, a.offsets, nseg, n, s0, e0, s1, e1,
+                                tid)) {
+        carry = segred_warps<T, C, Op>(sm, a.offsets, in, out, n, nseg, s0,
+                                       e0, s1, e1, vec, id, pad, op, tid);
+        return true;
     }
-    return k0;
+    return false;
 }
 
 /* The tile walk along the block's path from point k (cut w.st, w.et) to
@@ -186,29 +176,34 @@ __global__ void __launch_bounds__(segred_cfg<T>::BLOCK,
         }
     }
     __syncthreads();
-    segred_walk<T> w;
-    w.st = sm.bcast[0];
-    w.et = sm.bcast[1];
-    w.carry = pad;
-    w.win_s = ~0ull;
-    w.wjmax = 0;
-    w.pf_jmax = 0;
-    w.bits = 0;
-    w.jmax = 0;
-    w.win = sm.win[0];
-    w.pf_a0 = ~0ull;
-    const u64 s_first = w.st, s_end = sm.bcast[2];
-    const u64 k = (a.options & OPT_SEGRED_WARPS) != 0u
-                      ? segred_other_ways<T, C, Op>(sm, w, a, in, out, n,
-                                                    k0, k1, s_end,
-                                                    sm.bcast[3], vec, id,
-                                                    pad, op, tid)
-                      : k0;
-    segred_walk_tiles<T, C, Op>(sm, w, a, in, out, n, k, k1, s_end, vec, id,
-                                pad, op, tid);
+    /* The other ways first; the walk's state exists only on the walk's
+     * side, so that it holds no registers through them (with the walk's
+     * state live across the batches, the 8-byte kernels' short-segment
+     * rounds ran 10-12 % slower). */
+    const u64 s_first = sm.bcast[0], s_end = sm.bcast[2];
+    T carry = pad;
+    if ((a.options & OPT_SEGRED_WARPS) == 0u ||
+        !segred_other_ways<T, C, Op>(sm, a, in, out, n, s_first, sm.bcast[1],
+                                     s_end, sm.bcast[3], vec, id, pad, op,
+                                     tid, carry)) {
+        segred_walk<T> w;
+        w.st = s_first;
+        w.et = sm.bcast[1];
+        w.carry = pad;
+        w.win_s = ~0ull;
+        w.wjmax = 0;
+        w.pf_jmax = 0;
+        w.bits = 0;
+        w.jmax = 0;
+        w.win = sm.win[0];
+        w.pf_a0 = ~0ull;
+        segred_walk_tiles<T, C, Op>(sm, w, a, in, out, n, k0, k1, s_end, vec,
+                                    id, pad, op, tid);
+        carry = w.carry;
+    }
     if (tid == 0) {
         a.carry_seg[b] = s_first | (s_end > s_first ? 1ull << 63 : 0ull);
-        store_slot(a.carry_val, b, w.carry);
+        store_slot(a.carry_val, b, carry);
     }
     /* Every thread's writes of out before the count (cumulativity of the
      * fence across the barrier). */

@@ -135,6 +135,7 @@ struct segred_smem {
     u32 last;
     u32 wnext; /* the warps' next segment (segreduce_warps.cuh) */
     T wcarry;  /* and the block's carry from them */
+    u32 dcount; /* spans deferred by the batches (segreduce_batches.cuh) */
 };
 
 template <class C>

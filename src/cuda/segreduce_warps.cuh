@@ -103,11 +103,11 @@ __device__ __forceinline__ bool segred_warps_take(segred_smem<T> &sm,
     return __syncthreads_or(lng ? 1 : 0) == 0;
 }
 
-/* The fold of [b, e) by one warp (see the file's head for the order);
- * the result in lane 0. e - b <= SEGRED_WLONG_BYTES / sizeof(T), so
- * indices within the segment are 32-bit. */
+/* Lane's part of the fold of [b, e) by one warp (see the file's head for
+ * the order); warp_reduce of the lanes' parts gives the fold. e - b <
+ * 2^32, so indices within the range are 32-bit. */
 template <class T, class C, class Op>
-__device__ __forceinline__ T segred_warp_fold(const T *in, u64 b, u64 e,
+__device__ __forceinline__ T segred_lane_fold(const T *in, u64 b, u64 e,
                                               bool vec, const T &pad,
                                               const Op &op, int lane)
 {
@@ -157,7 +157,7 @@ __device__ __forceinline__ T segred_warp_fold(const T *in, u64 b, u64 e,
                     acc = op(acc, t[u]);
         }
     }
-    return warp_reduce(acc, op);
+    return acc;
 }
 
 /* The block's share [(s0, e0), (s1, e1)] folded by warps: each warp takes
@@ -190,7 +190,8 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
         u64 b, e;
         bool empty;
         segred_wrange(o, o1, j, s1, n, e0, e1, b, e, empty);
-        const T r = segred_warp_fold<T, C, Op>(in, b, e, vec, pad, op, lane);
+        const T r = warp_reduce(
+            segred_lane_fold<T, C, Op>(in, b, e, vec, pad, op, lane), op);
         if (lane == 0) {
             if (j == s1)
                 sm.wcarry = r;
@@ -222,7 +223,7 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
  * offsets, elements and outputs are read and written by neighbouring
  * threads), as long as no segment of a round is longer than
  * SEGRED_LMAX elements; the first round that has one hands the rest of
- * the share to the tile walk. */
+ * the share to the batches of segreduce_batches.cuh. */
 constexpr u64 SEGRED_LAVG_BYTES = 64;
 constexpr u32 SEGRED_LMAX = 64;
 constexpr int SEGRED_LROWS = 4;
@@ -231,20 +232,21 @@ constexpr int SEGRED_LROWS = 4;
 constexpr int SEGRED_LFIRST = 4;
 
 /* Whether the block starts on its share [(s0, e0), (s1, e1)] by threads
- * (block-uniform: values every thread has). */
+ * (block-uniform: values every thread has). Fewer than 2^31 elements,
+ * so that the batches (segreduce_batches.cuh) may take over with 32-bit
+ * positions. */
 template <class C>
 __device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
                                                   u64 e1)
 {
-    return s1 > s0 && e1 >= e0 &&
+    return s1 > s0 && e1 >= e0 && e1 - e0 < (1ull << 31) &&
            (e1 - e0) * C::ES < (s1 - s0 + 1) * SEGRED_LAVG_BYTES;
 }
 
 /* The share folded one segment a thread (see above) from segment s0 on.
  * Returns true when it reached s1 (the block's carry, s1's part, then in
  * every thread); false when a round had a long segment: the segments
- * before hand_s are done, and hand_e is where hand_s starts within the
- * share (the tile walk goes on from there with an empty carry). */
+ * before hand_s are done. */
 template <class T, class C, class Op>
 __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
                                              const u64 *offsets, const T *in,
@@ -252,7 +254,7 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
                                              u64 e0, u64 s1, u64 e1,
                                              const T &id, const T &pad,
                                              const Op &op, int tid, T &carry,
-                                             u64 &hand_s, u64 &hand_e)
+                                             u64 &hand_s)
 {
     constexpr int R = SEGRED_LROWS, F = SEGRED_LFIRST;
     for (u64 base = s0; base <= s1; base += (u64)R * C::BLOCK) {
@@ -272,14 +274,6 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
             }
         }
         if (__syncthreads_or(lng ? 1 : 0) != 0) {
-            if (base == s0) {
-                hand_e = e0;
-            } else {
-                u64 o = offsets[base];
-                o = o < n ? o : n;
-                o = o > e0 ? o : e0;
-                hand_e = o < e1 ? o : e1;
-            }
             hand_s = base;
             return false;
         }
