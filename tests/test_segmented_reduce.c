@@ -162,26 +162,35 @@ static void push_offset(uint64_t **off, size_t *k, size_t *cap, uint64_t o)
     (*off)[++*k] = o;
 }
 
-/* Segments of moderate length: 0-1999 elements (mean 900, a tenth of
- * them empty), every 50th one of 5000-40000, over n elements, the last
- * cut at n. On the GPU most blocks' shares then hold segments of a few
- * hundred to a few thousand bytes only, which the kernel folds one
- * segment a warp (src/cuda/segreduce_warps.cuh), and the long ones put
- * their blocks on the tile walk, so both meet in one call. */
-static size_t mid_offsets(tu_rng *r, size_t n, uint64_t **out)
+/* Offsets of segments whose lengths len(r, k) (segment k) fill n
+ * elements, the last cut at n. Returns the segment count. */
+static size_t drawn_offsets(tu_rng *r, size_t n,
+                            uint64_t (*len)(tu_rng *r, size_t k),
+                            uint64_t **out)
 {
     size_t k = 0, cap = 1024;
     uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
     off[0] = 0;
     while (at < n) {
-        uint64_t len = k % 50 == 49       ? 5000 + tu_below(r, 35001)
-                       : tu_below(r, 10) == 0 ? 0
-                                              : tu_below(r, 2000);
-        at = at + len < n ? at + len : n;
+        uint64_t l = len(r, k);
+        at = at + l < n ? at + l : n;
         push_offset(&off, &k, &cap, at);
     }
     *out = off;
     return k;
+}
+
+/* Segments of moderate length: 0-1999 elements (mean 900, a tenth of
+ * them empty), every 50th one of 5000-40000. On the GPU most blocks'
+ * shares then hold segments of a few hundred to a few thousand bytes
+ * only, which the kernel folds one segment a warp
+ * (src/cuda/segreduce_warps.cuh), and the long ones put their blocks on
+ * the tile walk, so both meet in one call. */
+static uint64_t mid_len(tu_rng *r, size_t k)
+{
+    return k % 50 == 49           ? 5000 + tu_below(r, 35001)
+           : tu_below(r, 10) == 0 ? 0
+                                  : tu_below(r, 2000);
 }
 
 /* Short segments with long ones among them, a power-law-like mix: 0-3
@@ -191,21 +200,12 @@ static size_t mid_offsets(tu_rng *r, size_t n, uint64_t **out)
  * hands the rest of its share to the batches of 128 segments a warp at
  * the first long one (src/cuda/segreduce_batches.cuh); the longest are
  * folded partly by the whole block (deferred spans). */
-static size_t short_long_offsets(tu_rng *r, size_t n, uint64_t **out)
+static uint64_t short_long_len(tu_rng *r, size_t k)
 {
-    size_t k = 0, cap = 1024;
-    uint64_t *off = tu_malloc(cap * sizeof *off), at = 0;
-    off[0] = 0;
-    while (at < n) {
-        uint64_t len = k % 20000 == 19999 ? 5000 + tu_below(r, 35001)
-                       : k % 500 == 499   ? 65 + tu_below(r, 2936)
-                       : k % 8 == 7       ? 4 + tu_below(r, 37)
-                                          : tu_below(r, 4);
-        at = at + len < n ? at + len : n;
-        push_offset(&off, &k, &cap, at);
-    }
-    *out = off;
-    return k;
+    return k % 20000 == 19999 ? 5000 + tu_below(r, 35001)
+           : k % 500 == 499   ? 65 + tu_below(r, 2936)
+           : k % 8 == 7       ? 4 + tu_below(r, 37)
+                              : tu_below(r, 4);
 }
 
 static void test_seg_reduce_case(void **state)
@@ -219,10 +219,10 @@ static void test_seg_reduce_case(void **state)
     unsigned char *in = tu_malloc(n * es);
     tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
     uint64_t *off;
-    size_t nseg = mid_offsets(&r, n, &off);
+    size_t nseg = drawn_offsets(&r, n, mid_len, &off);
     check_reduce_offsets(c, in, n, off, nseg, "mid-length", &failures);
     free(off);
-    nseg = short_long_offsets(&r, n, &off);
+    nseg = drawn_offsets(&r, n, short_long_len, &off);
     check_reduce_offsets(c, in, n, off, nseg, "short and long", &failures);
     free(in);
     free(off);

@@ -1,11 +1,12 @@
 /*
  * segreduce.cu - the look-back-free segmented reduce of the built-in
  * dtypes and operators: its kernel (the pieces are in
- * segreduce_kernels.cuh and segreduce_warps.cuh) and the launch: one
- * kernel of G = (multiprocessors x SEGRED_BLOCKS_PER_SM) blocks, whatever
- * n and the segment lengths, with 12 to 16 bytes of carry per block in
- * the scratch arena. n = offsets[num_segments] is read by the kernel, so
- * nothing waits for the device.
+ * segreduce_kernels.cuh, segreduce_warps.cuh and segreduce_batches.cuh)
+ * and the launch: one kernel of G = (multiprocessors x
+ * SEGRED_BLOCKS_PER_SM) blocks, whatever n and the segment lengths, with
+ * 12 to 16 bytes of carry per block in the scratch arena. n =
+ * offsets[num_segments] is read by the kernel, so nothing waits for the
+ * device.
  */
 #include "segreduce.h"
 

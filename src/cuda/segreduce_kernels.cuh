@@ -34,7 +34,9 @@
  * such a tile takes the next tile's path too when that adds few ends
  * (segred_tile_pieces). A block whose share holds only segments of
  * moderate length folds it one segment a warp instead, a block whose
- * share holds short ones one segment a thread (segreduce_warps.cuh). The kernel itself, which puts these pieces
+ * share holds short ones one segment a thread (segreduce_warps.cuh) and,
+ * once long ones appear among them, by batches of segments a warp
+ * (segreduce_batches.cuh). The kernel itself, which puts these pieces
  * together, and the last block's fix-up are in segreduce.cu.
  *
  * Every fold keeps sequence order within a thread, and the combining
