@@ -15,7 +15,7 @@
  * l folds E consecutive elements (VPL 16-byte loads), restarting at each
  * segment head, and a segmented warp scan carries the partials across
  * lanes and chunks. No block barrier stands between batches; the next
- * batch's offsets are loaded before the current one is walked.
+ * batch's offsets are prefetched to L2 while the current one is walked.
  *
  * Heads: for each segment of the batch with elements whose first one b
  * lies in the chunk [c, c + 32 E), bit (b - c) of a per-warp mask in
@@ -31,11 +31,12 @@
  * would keep one warp busy long after the others: its whole chunks (the
  * span [c_a, c_b) on the chunk grid, after its first element) are left
  * out of the walk and folded by the whole block (as the tile walk's tiles
- * without an end are, TC elements a step) when the round of batches ends; the segment's total is then (walked part)
- * (+) (span), which regroups its elements (commutative operators only,
- * as every fast path of the segmented reduce). A round is SEGRED_BROUND
- * batches, one span at most each, so the block's list of spans never
- * overflows and which spans are deferred depends on the offsets alone.
+ * without an end are, TC elements a step) when the round of batches
+ * ends; the segment's total is then (walked part) (+) (span), which
+ * regroups its elements (commutative operators only, as every fast path
+ * of the segmented reduce). A round is SEGRED_BROUND batches, one span at
+ * most each, so the block's list of spans never overflows and which
+ * spans are deferred depends on the offsets alone.
  *
  * Order within a segment: the lanes' runs in order, combined by the
  * scan's fixed tree; chunk partials left to right. Batches, chunks and
