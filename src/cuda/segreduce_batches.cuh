@@ -22,10 +22,10 @@
  * shared memory, and at byte (b - c) its index within the batch, set by
  * the lane that owns the segment. A lane walking its elements thus knows
  * each segment it closes; the segment open at its start is the last one
- * with a head before it (a max-scan over the lanes). Empty segments are
- * written by the lane owning them. A segment's totals inside one lane
- * are staged in shared memory (vals, with their indices) and written
- * after the scan.
+ * with a head before it (a max-scan over the lanes). Every segment's
+ * total goes to the warp's 128 slots in shared memory (res) where it
+ * closes, the empty ones' where their lane finds them, and the warp
+ * writes the batch's totals with one coalesced pass at its end.
  *
  * Long segments. A segment covering at least SEGRED_BDEFER whole chunks
  * would keep one warp busy long after the others: its whole chunks (the
@@ -58,10 +58,9 @@ constexpr u32 SEGRED_BROUND = 64; /* batches a round: spans a block */
 
 template <class T, class C>
 struct segred_bcfg {
-    /* 16-byte vectors a lane and chunk: fewer for 1- and 2-byte values,
-     * whose staging (E totals and indices a thread) would not fit sm.x
-     * at 4. */
-    static constexpr int VPL = C::ES == 1 ? 1 : C::ES == 2 ? 2 : 4;
+    /* 16-byte vectors a lane and chunk: 2 for 1-byte values, whose head
+     * indices (a byte an element of the chunk) would not fit sm.x at 4. */
+    static constexpr int VPL = C::ES == 1 ? 2 : 4;
     static constexpr u32 E = (u32)VPL * C::V; /* elements a lane */
     static constexpr u32 CH = 32u * E;           /* elements a chunk */
     static constexpr u32 HW = CH / 32u;          /* head-mask words */
@@ -88,8 +87,7 @@ struct segred_bctx {
 /* The walk's shared memory, laid over sm.x (unused on this path). */
 template <class T, class C>
 struct segred_bsmem {
-    T vals[segred_bcfg<T, C>::E][C::BLOCK]; /* in-lane totals */
-    unsigned char vidx[segred_bcfg<T, C>::E][C::BLOCK]; /* and segments */
+    T res[C::NWARP][SEGRED_BSEGS]; /* the batch's totals */
     unsigned char hix[C::NWARP][segred_bcfg<T, C>::CH]; /* head's segment */
     u32 hm[C::NWARP][segred_bcfg<T, C>::HW];
     segred_defer<T> d[SEGRED_BROUND];
@@ -104,31 +102,14 @@ __device__ __forceinline__ segred_bsmem<T, C> &segred_bs(segred_smem<T> &sm)
     return *reinterpret_cast<segred_bsmem<T, C> *>(sm.x);
 }
 
-/* Segment j0 + i's (partial) total v: to the deferred entry, the block's
- * carry (s1) or out. */
-template <class T, class C, class Op>
-__device__ __forceinline__ void segred_bemit(segred_smem<T> &sm,
-                                             const segred_bctx &b, u32 i,
-                                             const T &v, T *out, u64 nseg,
-                                             u64 s1)
-{
-    const u64 j = b.j0 + i;
-    if (j == b.dj)
-        segred_bs<T, C>(sm).d[b.dslot].part = v;
-    else if (j == s1)
-        sm.wcarry = v;
-    else if (j < nseg)
-        out[j] = v;
-}
-
 /* One chunk [c, c + CH) of the batch (relative positions; bl: the lane's
  * segments' first elements, nzm: those with elements). open: the index
  * of the segment open at c (-1: none yet), cin: its partial. */
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_bchunk(
     segred_smem<T> &sm, const u32 (&bl)[SEGRED_BPL], u32 nzm, u32 c,
-    const T *in, T *out, u64 n, u64 nseg, u64 s1, bool vec, const T &pad,
-    const Op &op, int tid, int &open, T &cin)
+    const T *in, u64 n, bool vec, const T &pad, const Op &op, int tid,
+    int &open, T &cin)
 {
     typedef segred_bcfg<T, C> B;
     const int lane = tid & 31, warp = tid >> 5;
@@ -136,6 +117,7 @@ __device__ __forceinline__ void segred_bchunk(
     const segred_bctx &bc = bs.ctx[warp];
     u32 *hm = bs.hm[warp];
     unsigned char *hix = bs.hix[warp];
+    T *res = bs.res[warp];
     const u32 cl = c + (u32)lane * B::E;
     vec16 q[B::VPL];
 #pragma unroll
@@ -169,11 +151,11 @@ __device__ __forceinline__ void segred_bchunk(
                    (B::E == 32 ? ~0u : (1u << B::E) - 1u));
     }
     /* The lane's run: hp = the part of the segment open at its start,
-     * acc = the part of its last segment; vals = segments inside it. */
+     * acc = the part of its last segment; the segments inside it go to
+     * res. */
     const u32 ilo = bc.r0 > cl ? min(bc.r0 - cl, B::E) : 0u;
     const u32 ihi = bc.r1 > cl ? min(bc.r1 - cl, B::E) : 0u;
     T acc = pad, hp = pad;
-    u32 m = 0;
     int cur = -1; /* the segment of the lane's last head */
 #pragma unroll
     for (int v = 0; v < B::VPL; ++v) {
@@ -183,13 +165,10 @@ __device__ __forceinline__ void segred_bchunk(
         for (u32 e = 0; e < C::V; ++e) {
             const u32 i = (u32)v * C::V + e;
             if (((hb >> i) & 1u) != 0u) {
-                if (cur >= 0) {
-                    bs.vals[m][tid] = acc;
-                    bs.vidx[m][tid] = (unsigned char)cur;
-                    ++m;
-                } else {
+                if (cur >= 0)
+                    res[cur] = acc;
+                else
                     hp = acc;
-                }
                 cur = hix[cl - c + i];
                 acc = t[e];
             } else if (i >= ilo && i < ihi) {
@@ -225,10 +204,7 @@ __device__ __forceinline__ void segred_bchunk(
     cin = tf != 0 ? tv : op(cin, tv);
     open = tx > open ? tx : open;
     if (hd && ex >= 0)
-        segred_bemit<T, C, Op>(sm, bc, (u32)ex, op(cl_in, hp), out, nseg, s1);
-    for (u32 t = 0; t < m; ++t)
-        segred_bemit<T, C, Op>(sm, bc, bs.vidx[t][tid], bs.vals[t][tid], out,
-                               nseg, s1);
+        res[ex] = op(cl_in, hp);
 }
 
 /* Batch j0 (offsets o[s] = offsets[j0 + 4 lane + s]) of the share, whose
@@ -247,6 +223,7 @@ __device__ __forceinline__ void segred_batch(
     bc.rb = e0 - e0 % C::V;
     u32 bl[SEGRED_BPL], el[SEGRED_BPL];
     u32 nzm = 0; /* this lane's segments with elements (in the share) */
+    __syncwarp(); /* the last batch's res is written out */
 #pragma unroll
     for (int s = 0; s < SEGRED_BPL; ++s) {
         const u64 j = j0 + (u64)(SEGRED_BPL * lane + s);
@@ -259,8 +236,8 @@ __device__ __forceinline__ void segred_batch(
             continue;
         if (b < e)
             nzm |= 1u << s;
-        else if (j != s1 && j < nseg)
-            out[j] = empty ? id : pad;
+        else
+            bs.res[warp][SEGRED_BPL * lane + s] = empty && j != s1 ? id : pad;
     }
     bc.r0 = __shfl_sync(PARSUM_K_FULL_MASK, bl[0], 0);
     {
@@ -330,13 +307,27 @@ __device__ __forceinline__ void segred_batch(
             c = db;
             continue;
         }
-        segred_bchunk<T, C, Op>(sm, bl, nzm, c, in, out, n, nseg, s1, vec,
-                                pad, op, tid, open, cin);
+        segred_bchunk<T, C, Op>(sm, bl, nzm, c, in, n, vec, pad, op, tid,
+                                open, cin);
         c += B::CH;
     }
     if (lane == 0 && open >= 0)
-        segred_bemit<T, C, Op>(sm, bs.ctx[warp], (u32)open, cin, out, nseg,
-                               s1);
+        bs.res[warp][open] = cin;
+    __syncwarp();
+    /* The batch's totals: out, the block's carry (s1) or the deferred
+     * span's entry. */
+    for (u32 i = (u32)lane; i < (u32)SEGRED_BSEGS; i += 32u) {
+        const u64 j = j0 + i;
+        if (j > s1)
+            break;
+        const T v = bs.res[warp][i];
+        if (j == bs.ctx[warp].dj)
+            bs.d[bs.ctx[warp].dslot].part = v;
+        else if (j == s1)
+            sm.wcarry = v;
+        else if (j < nseg)
+            out[j] = v;
+    }
 }
 
 /* The block's fold of [lo, hi), TC elements a step as the tile walk's
