@@ -142,14 +142,10 @@ __device__ __forceinline__ void segred_bchunk(
             hix[p] = (unsigned char)(SEGRED_BPL * lane + s);
         }
     __syncwarp();
-    u64 hb;
-    if constexpr (B::E == 64) {
-        hb = (u64)hm[2 * lane] | ((u64)hm[2 * lane + 1] << 32);
-    } else {
-        const u32 bit = (u32)lane * B::E;
-        hb = (u64)((hm[bit / 32u] >> (bit % 32u)) &
-                   (B::E == 32 ? ~0u : (1u << B::E) - 1u));
-    }
+    static_assert(B::E <= 32u, "a lane's heads fit one mask word");
+    const u32 bit = (u32)lane * B::E;
+    const u64 hb = (u64)((hm[bit / 32u] >> (bit % 32u)) &
+                         (B::E == 32 ? ~0u : (1u << B::E) - 1u));
     /* The lane's run: hp = the part of the segment open at its start,
      * acc = the part of its last segment; the segments inside it go to
      * res. */
@@ -323,10 +319,8 @@ __device__ __forceinline__ void segred_batch(
         const T v = bs.res[warp][i];
         if (j == bs.ctx[warp].dj)
             bs.d[bs.ctx[warp].dslot].part = v;
-        else if (j == s1)
-            sm.wcarry = v;
-        else if (j < nseg)
-            out[j] = v;
+        else
+            segred_put_total(sm, out, j, s1, nseg, v, false, v);
     }
 }
 
@@ -421,14 +415,9 @@ __device__ __forceinline__ T segred_batches_body(const u64 *offsets,
         for (u32 d = 0; d < nd; ++d) {
             const T r = segred_bspan<T, C, Op>(in, bs.d[d].lo, bs.d[d].hi, n,
                                                vec, pad, tid);
-            if (tid == 0) {
-                const u64 j = bs.d[d].j;
-                const T t = op(bs.d[d].part, r);
-                if (j == s1)
-                    sm.wcarry = t;
-                else if (j < nseg)
-                    out[j] = t;
-            }
+            if (tid == 0)
+                segred_put_total(sm, out, bs.d[d].j, s1, nseg,
+                                 op(bs.d[d].part, r), false, r);
         }
     }
     __syncthreads();

@@ -77,6 +77,21 @@ __device__ __forceinline__ void segred_wload(const u64 *offsets, u64 nseg,
     o1 = j < nseg ? offsets[j + 1] : n;
 }
 
+/* Segment j's total v (its part of the share): the block's carry when j
+ * is the share's last segment s1, else out[j] (j < nseg), the identity
+ * id when the whole segment is empty. */
+template <class T>
+__device__ __forceinline__ void segred_put_total(segred_smem<T> &sm, T *out,
+                                                 u64 j, u64 s1, u64 nseg,
+                                                 const T &v, bool empty,
+                                                 const T &id)
+{
+    if (j == s1)
+        sm.wcarry = v;
+    else if (j < nseg)
+        out[j] = empty ? id : v;
+}
+
 /* Whether the block folds its share [(s0, e0), (s1, e1)] by warps (see
  * the file's head). Block-uniform; resets the warps' segment counter. */
 template <class T, class C>
@@ -103,11 +118,11 @@ __device__ __forceinline__ bool segred_warps_take(segred_smem<T> &sm,
     return __syncthreads_or(lng ? 1 : 0) == 0;
 }
 
-/* Lane's part of the fold of [b, e) by one warp (see the file's head for
- * the order); warp_reduce of the lanes' parts gives the fold. e - b <
- * 2^32, so indices within the range are 32-bit. */
+/* The fold of [b, e) by one warp (see the file's head for the order);
+ * the result in lane 0. e - b <= SEGRED_WLONG_BYTES / sizeof(T), so
+ * indices within the segment are 32-bit. */
 template <class T, class C, class Op>
-__device__ __forceinline__ T segred_lane_fold(const T *in, u64 b, u64 e,
+__device__ __forceinline__ T segred_warp_fold(const T *in, u64 b, u64 e,
                                               bool vec, const T &pad,
                                               const Op &op, int lane)
 {
@@ -157,7 +172,7 @@ __device__ __forceinline__ T segred_lane_fold(const T *in, u64 b, u64 e,
                     acc = op(acc, t[u]);
         }
     }
-    return acc;
+    return warp_reduce(acc, op);
 }
 
 /* The block's share [(s0, e0), (s1, e1)] folded by warps: each warp takes
@@ -190,14 +205,9 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
         u64 b, e;
         bool empty;
         segred_wrange(o, o1, j, s1, n, e0, e1, b, e, empty);
-        const T r = warp_reduce(
-            segred_lane_fold<T, C, Op>(in, b, e, vec, pad, op, lane), op);
-        if (lane == 0) {
-            if (j == s1)
-                sm.wcarry = r;
-            else if (j < nseg)
-                out[j] = empty ? id : r;
-        }
+        const T r = segred_warp_fold<T, C, Op>(in, b, e, vec, pad, op, lane);
+        if (lane == 0)
+            segred_put_total(sm, out, j, s1, nseg, r, empty, id);
         j = jn;
         o = on;
         o1 = on1;
@@ -306,10 +316,7 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
                     if (q + (u32)k < len)
                         acc = op(acc, u[k]);
             }
-            if (j == s1)
-                sm.wcarry = acc;
-            else if (j < nseg)
-                out[j] = empty[r] ? id : acc;
+            segred_put_total(sm, out, j, s1, nseg, acc, empty[r], id);
         }
     }
     __syncthreads();
