@@ -266,8 +266,24 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
                                              const Op &op, int tid, T &carry,
                                              u64 &hand_s)
 {
-    constexpr int R = SEGRED_LROWS, F = SEGRED_LFIRST;
-    for (u64 base = s0; base <= s1; base += (u64)R * C::BLOCK) {
+    constexpr int R = SEGRED_LROWS, F = sizeof(T) == 8 ? 2 : SEGRED_LFIRST;
+    constexpr u64 RB = (u64)R * C::BLOCK;
+    /* The next round's offsets are loaded while this round's elements
+     * are: every round would otherwise wait for two memory round trips
+     * in turn (offsets, then elements), the first with nothing else in
+     * flight. */
+    u64 o[R], o1[R];
+    auto load_offsets = [&](u64 base, u64 (&p)[R], u64 (&p1)[R]) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            p[r] = p1[r] = 0;
+            if (j <= s1)
+                segred_wload(offsets, nseg, n, j, p[r], p1[r]);
+        }
+    };
+    load_offsets(s0, o, o1);
+    for (u64 base = s0; base <= s1; base += RB) {
         u64 b[R], e[R];
         bool empty[R];
         bool lng = false;
@@ -277,9 +293,8 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
             b[r] = e[r] = 0;
             empty[r] = false;
             if (j <= s1) {
-                u64 o, o1;
-                segred_wload(offsets, nseg, n, j, o, o1);
-                segred_wrange(o, o1, j, s1, n, e0, e1, b[r], e[r], empty[r]);
+                segred_wrange(o[r], o1[r], j, s1, n, e0, e1, b[r], e[r],
+                              empty[r]);
                 lng = lng || e[r] - b[r] > SEGRED_LMAX;
             }
         }
@@ -294,6 +309,7 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
             for (int f = 0; f < F; ++f)
                 if (b[r] + (u64)f < e[r])
                     t[r][f] = in[b[r] + (u64)f];
+        load_offsets(base + RB, o, o1);
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
