@@ -262,7 +262,86 @@ static void state_detach_device(parsum_context *ctx)
         t->bytes = 0;
         t->call = 0;
     }
+    for (int i = 0; i < st->side_count; ++i) {
+        (void)cudaStreamSynchronize(st->side[i]);
+        (void)cudaStreamDestroy(st->side[i]);
+        (void)cudaEventDestroy(st->side_done[i]);
+    }
+    if (st->side_count > 0)
+        (void)cudaEventDestroy(st->fork_event);
+    st->side_count = 0;
     (void)cudaGetLastError();
+}
+
+/* Creates the side streams and events on the current device (all or
+ * none). */
+static parsum_status side_create(parsum_context *ctx)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    cudaError_t e = cudaEventCreateWithFlags(&st->fork_event,
+                                             cudaEventDisableTiming);
+    int made = 0;
+    while (e == cudaSuccess && made < PARSUM__CUDA_SIDE_MAX) {
+        e = cudaStreamCreateWithFlags(&st->side[made], cudaStreamNonBlocking);
+        if (e != cudaSuccess)
+            break;
+        e = cudaEventCreateWithFlags(&st->side_done[made],
+                                     cudaEventDisableTiming);
+        if (e != cudaSuccess) {
+            (void)cudaStreamDestroy(st->side[made]);
+            break;
+        }
+        made++;
+    }
+    if (e == cudaSuccess) {
+        st->side_count = made;
+        return PARSUM_OK;
+    }
+    for (int i = 0; i < made; ++i) {
+        (void)cudaStreamDestroy(st->side[i]);
+        (void)cudaEventDestroy(st->side_done[i]);
+    }
+    (void)cudaEventDestroy(st->fork_event);
+    PARSUM_CUDA_TRY(ctx, e);
+    return PARSUM_OK;
+}
+
+parsum_status parsum__cuda_fork(parsum_context *ctx, int n,
+                                cudaStream_t *side)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    if (n < 1 || n > PARSUM__CUDA_SIDE_MAX)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: %d side streams asked, %d kept", st->api, n,
+                            PARSUM__CUDA_SIDE_MAX);
+    if (st->side_count == 0) {
+        parsum_status s = side_create(ctx);
+        if (s != PARSUM_OK)
+            return s;
+    }
+    PARSUM_CUDA_TRY(ctx, cudaEventRecord(st->fork_event, st->stream));
+    for (int i = 0; i < n; ++i) {
+        PARSUM_CUDA_TRY(ctx, cudaStreamWaitEvent(st->side[i], st->fork_event, 0));
+        side[i] = st->side[i];
+    }
+    return PARSUM_OK;
+}
+
+parsum_status parsum__cuda_join(parsum_context *ctx, int n)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    /* Every side stream is joined even when one step fails, so that none
+     * is left outside a capture or ahead of the context's stream. */
+    cudaError_t first = cudaSuccess;
+    for (int i = 0; i < n && i < st->side_count; ++i) {
+        cudaError_t e = cudaEventRecord(st->side_done[i], st->side[i]);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(st->stream, st->side_done[i], 0);
+        if (e != cudaSuccess && first == cudaSuccess)
+            first = e;
+    }
+    PARSUM_CUDA_TRY(ctx, first);
+    return PARSUM_OK;
 }
 
 /* The last call number a tag holds (30 bits, shifted left by 2). */

@@ -85,6 +85,9 @@ struct parsum__cuda_tagged {
     unsigned claimed;
 };
 
+/* Side streams a context keeps (parsum__cuda_fork). */
+#define PARSUM__CUDA_SIDE_MAX 3
+
 struct parsum__cuda_state {
     int device;           /* CUDA device ordinal */
     cudaStream_t stream;  /* where all work is enqueued; 0 = legacy default */
@@ -117,7 +120,26 @@ struct parsum__cuda_state {
      * (parsum__cuda_tagged_status), one buffer per layout
      * (PARSUM__TAGGED_*). */
     parsum__cuda_tagged tagged[PARSUM__TAGGED_COUNT];
+    /* Side streams (non-blocking) and their events, created when first
+     * needed (parsum__cuda_fork); side_count of them exist. */
+    cudaStream_t side[PARSUM__CUDA_SIDE_MAX];
+    cudaEvent_t side_done[PARSUM__CUDA_SIDE_MAX];
+    cudaEvent_t fork_event;
+    int side_count;
 };
+
+/* Kernels of one call that do not depend on each other, run on side
+ * streams so that each fills the others' tails (the segmented sort's
+ * size classes): parsum__cuda_fork makes side streams 0 .. n - 1
+ * (n <= PARSUM__CUDA_SIDE_MAX) wait for everything enqueued so far on the
+ * context's stream and returns them in side[]; parsum__cuda_join makes the
+ * context's stream wait for everything enqueued on them since. A call
+ * that forks joins before it returns, on every path, so that the
+ * context's stream alone says when its work is done (and a stream being
+ * captured into a graph ends the capture with every branch joined). */
+parsum_status parsum__cuda_fork(parsum_context *ctx, int n,
+                                cudaStream_t *side);
+parsum_status parsum__cuda_join(parsum_context *ctx, int n);
 
 /* Status words for a look-back kernel that tags them with the call, so
  * that no memset has to run before it (a launch of its own on the

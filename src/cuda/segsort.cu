@@ -49,42 +49,58 @@ struct control {
     u64 huge[2 * HUGE_FIRST];
 };
 
+/* Resident blocks of 256 threads of a warp-sort kernel per
+ * multiprocessor. */
+template <class F>
+parsum_status warp_sort_per_sm(parsum_context *ctx, F kernel, int *per_sm)
+{
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             per_sm, reinterpret_cast<const void *>(kernel),
+                             256, 0));
+    if (*per_sm < 1)
+        *per_sm = 1;
+    return PARSUM_OK;
+}
+
+/* The size classes' kernels. None depends on another (only on the
+ * classification before them), so they run on four streams - the
+ * context's and three side streams - and each fills the others' tails
+ * and launch gaps; the block sorts, a few long blocks, start first. */
 template <class K, int V>
 parsum_status launch_t(parsum_context *ctx, const ws_args &w,
                        const bs_args &bs, const bs_args &bl, u64 nseg)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
-    /* Warp sorts: 256-thread blocks, enough for the segments or the
-     * device, whichever is fewer. */
-    const u64 cap = (u64)st->sm_count * 8;
-    auto grid_for = [&](u64 per_block) {
-        const u64 g = (nseg + per_block - 1) / per_block;
-        return (unsigned)(g < cap ? g : cap);
-    };
-    auto list_of = [&](int c) {
-        ws_args x = w;
-        x.list = w.list + (u64)c * nseg;
-        x.list_count = w.list_count + c;
-        return x;
-    };
-    warp_sort_kernel<K, V, 8, 1>
-        <<<grid_for(256 / 8), 256, 0, st->stream>>>(list_of(SC_W8));
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    warp_sort_kernel<K, V, 16, 1>
-        <<<grid_for(256 / 16), 256, 0, st->stream>>>(list_of(SC_W16));
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    warp_sort_kernel<K, V, 32, 1>
-        <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W32));
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    /* Values of V_BYTES do not fit the sorts of several keys a lane:
-     * their classes are empty then (ca.limit). */
+    /* Warp sorts: 256-thread blocks looping over their class's list, as
+     * many as are resident at once or as the segments need, whichever is
+     * fewer: a grid of more than the resident blocks ran its last blocks
+     * as a second wave after the first had done its share. Values of
+     * V_BYTES do not fit the sorts of several keys a lane: their classes
+     * are empty then (ca.limit), and not launched. */
+    constexpr int NW = V != V_BYTES ? 5 : 3;
+    const void *wk[5] = {
+        reinterpret_cast<const void *>(warp_sort_kernel<K, V, 8, 1>),
+        reinterpret_cast<const void *>(warp_sort_kernel<K, V, 16, 1>),
+        reinterpret_cast<const void *>(warp_sort_kernel<K, V, 32, 1>),
+        nullptr, nullptr};
     if constexpr (V != V_BYTES) {
-        warp_sort_kernel<K, V, 32, 2>
-            <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W64));
-        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-        warp_sort_kernel<K, V, 32, 4>
-            <<<grid_for(256 / 32), 256, 0, st->stream>>>(list_of(SC_W128));
-        PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+        wk[3] = reinterpret_cast<const void *>(warp_sort_kernel<K, V, 32, 2>);
+        wk[4] = reinterpret_cast<const void *>(warp_sort_kernel<K, V, 32, 4>);
+    }
+    const u64 per_block[5] = {256 / 8, 256 / 16, 256 / 32, 256 / 32, 256 / 32};
+    unsigned wgrid[5] = {0, 0, 0, 0, 0};
+    ws_args wa[5];
+    for (int c = 0; c < NW; ++c) {
+        int per_sm = 0;
+        parsum_status s = warp_sort_per_sm(ctx, wk[c], &per_sm);
+        if (s != PARSUM_OK)
+            return s;
+        const u64 cap = (u64)per_sm * st->sm_count;
+        const u64 g = (nseg + per_block[c] - 1) / per_block[c];
+        wgrid[c] = (unsigned)(g < cap ? g : cap);
+        wa[c] = w;
+        wa[c].list = w.list + (u64)(SC_W8 + c) * nseg;
+        wa[c].list_count = w.list_count + (SC_W8 + c);
     }
 
     constexpr tile_policy PS = block_sort_policy(false);
@@ -119,11 +135,36 @@ parsum_status launch_t(parsum_context *ctx, const ws_args &w,
     u64 gs = (u64)per_s * st->sm_count, gl = (u64)per_l * st->sm_count;
     gs = gs < nseg ? gs : nseg;
     gl = gl < nseg ? gl : nseg;
-    ks<<<(unsigned)gs, PS.block, smem_s, st->stream>>>(bs);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    kl<<<(unsigned)gl, PL.block, smem_l, st->stream>>>(bl);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
-    return PARSUM_OK;
+
+    cudaStream_t side[3];
+    parsum_status s = parsum__cuda_fork(ctx, 3, side);
+    if (s != PARSUM_OK)
+        return s;
+    /* Classes by stream: the block sorts; 33-128 keys; 17-32 keys (the
+     * most keys under random cuts); 1-16 keys. */
+    cudaError_t e = cudaSuccess;
+    auto note = [&](cudaError_t x) {
+        if (e == cudaSuccess)
+            e = x;
+    };
+    ks<<<(unsigned)gs, PS.block, smem_s, side[2]>>>(bs);
+    note(cudaGetLastError());
+    kl<<<(unsigned)gl, PL.block, smem_l, side[2]>>>(bl);
+    note(cudaGetLastError());
+    const cudaStream_t wstream[5] = {side[1], side[1], st->stream, side[0],
+                                     side[0]};
+    const int order[5] = {3, 2, 1, 0, 4};
+    for (int k = 0; k < 5; ++k) {
+        const int c = order[k];
+        if (c >= NW)
+            continue;
+        void *args[1] = {&wa[c]};
+        note(cudaLaunchKernel(wk[c], dim3(wgrid[c]), dim3(256), args, 0,
+                              wstream[c]));
+    }
+    s = parsum__cuda_join(ctx, 3);
+    PARSUM_CUDA_TRY(ctx, e);
+    return s;
 }
 
 template <class K>

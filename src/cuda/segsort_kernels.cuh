@@ -13,7 +13,7 @@
  *    keys, or a warp one of at most 128 (4 a lane): each lane counts, for
  *    each of its keys, the keys that must precede it (smaller, or equal
  *    and earlier: stable), which is its output slot; the keys are read
- *    from shared memory, two per broadcast load.
+ *    from shared memory, a 16-byte piece per broadcast load.
  *  - seg_classify_kernel: the segments' lengths put each segment in one
  *    list per size class (block-aggregated atomics; the order within a
  *    list varies from run to run, the result does not), and checks the
@@ -243,13 +243,29 @@ struct alignas(16) word_piece {
     O w[N];
 };
 
-/* Adds to rank[i] the number of the segment's len keys (compare words at
- * src, 16-byte aligned, padded with ~0 to a whole piece) that are smaller
- * than the lane's key i (word o[i]), for i < NI: a 16-byte piece per
- * shared-memory load, the same address for every lane of the group (a
- * broadcast). EXACT also counts the equal keys before position pos[i], so
- * that the count is the key's slot in a stable order; without it, equal
- * keys get the same count. */
+/* rank += 1 when e < o: one compare and one predicated add (written as
+ * rank += (e < o), ptxas made it a compare, an add and a select: a third
+ * of the warp sorts' instructions are these). */
+__device__ __forceinline__ void count_smaller(u32 e, u32 o, u32 &rank)
+{
+    asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
+        : "+r"(rank)
+        : "r"(e), "r"(o));
+}
+__device__ __forceinline__ void count_smaller(u64 e, u64 o, u32 &rank)
+{
+    asm("{\n\t.reg .pred p;\n\tsetp.lt.u64 p, %1, %2;\n\t@p add.u32 %0, %0, 1;\n\t}"
+        : "+r"(rank)
+        : "l"(e), "l"(o));
+}
+
+/* Adds to rank[i] the number of the compare words in the 16-byte piece at
+ * src + q (a broadcast load: the same address for every lane of the
+ * group) that are smaller than the lane's key i (word o[i]), for i < NI.
+ * EXACT also counts the equal words at positions before pos[i], so that
+ * the count is the key's slot in a stable order; without it, equal keys
+ * get the same count. Padding words are ~0: never smaller, and at
+ * positions past every key. */
 template <bool EXACT, int NI, class O, int IT>
 __device__ __forceinline__ void rank_piece(const O *src, u32 q,
                                            const O (&o)[IT],
@@ -261,13 +277,31 @@ __device__ __forceinline__ void rank_piece(const O *src, u32 q,
 #pragma unroll
     for (int i = 0; i < NI; ++i)
 #pragma unroll
-        for (int k = 0; k < P::N; ++k)
-            rank[i] += EXACT ? (e.w[k] < o[i]) |
-                                   ((e.w[k] == o[i]) & (q + k < pos[i]))
-                             : (e.w[k] < o[i]);
+        for (int k = 0; k < P::N; ++k) {
+            if constexpr (EXACT)
+                rank[i] += (e.w[k] < o[i]) |
+                           ((e.w[k] == o[i]) & (q + k < pos[i]));
+            else
+                count_smaller(e.w[k], o[i], rank[i]);
+        }
 }
 
-/* MAXQ > 0: len <= MAXQ, the pieces unrolled (no loop counter). */
+/* Words a group pads its compare words to, where a lane holds several keys
+ * (IT > 1): two pieces, compared between two loop tests. */
+template <class O>
+__host__ __device__ constexpr u32 pad_words()
+{
+    return 32 / sizeof(O);
+}
+
+/* rank_piece over the segment's len words at src. MAXQ > 0: a lane of one
+ * key in a group of MAXQ lanes, whose MAXQ words are all written (keys,
+ * then ~0): up to 32 bytes of them are compared without a test (cheaper
+ * than a test per piece for segments of more than half the group), more in
+ * pairs of pieces up to len. Else pairs of pieces up to len, padded to
+ * pad_words. The loop over pairs is not unrolled: with every piece in
+ * flight at once a lane of one key needed 48 registers, five blocks a
+ * multiprocessor instead of eight. */
 template <bool EXACT, int NI, int MAXQ, class O, int IT>
 __device__ __forceinline__ void rank_keys(const O *src, u32 len,
                                           const O (&o)[IT],
@@ -275,15 +309,16 @@ __device__ __forceinline__ void rank_keys(const O *src, u32 len,
                                           u32 (&rank)[IT])
 {
     constexpr u32 N = word_piece<O>::N;
-    if constexpr (MAXQ > 0) {
+    if constexpr (MAXQ > 0 && MAXQ * sizeof(O) <= 32) {
 #pragma unroll
         for (u32 q = 0; q < (u32)MAXQ; q += N)
-            if (q < len)
-                rank_piece<EXACT, NI>(src, q, o, pos, rank);
-    } else {
-#pragma unroll 2
-        for (u32 q = 0; q < len; q += N)
             rank_piece<EXACT, NI>(src, q, o, pos, rank);
+    } else {
+#pragma unroll 1
+        for (u32 q = 0; q < len; q += 2 * N) {
+            rank_piece<EXACT, NI>(src, q, o, pos, rank);
+            rank_piece<EXACT, NI>(src, q + N, o, pos, rank);
+        }
     }
 }
 
@@ -305,8 +340,8 @@ __device__ __forceinline__ void rank_first(u32 ni, const O *src, u32 len,
 }
 
 /* rank_keys for the keys a lane holds: its one key of a segment of at
- * most G (the pieces unrolled), or ceil(len / 32) of them where IT > 1
- * (len is then the warp's). */
+ * most G (all G words), or ceil(len / 32) of them where IT > 1 (len is
+ * then the warp's). */
 template <bool EXACT, int G, class O, int IT>
 __device__ __forceinline__ void rank_held(const O *src, u32 len,
                                           const O (&o)[IT],
@@ -323,19 +358,24 @@ __device__ __forceinline__ void rank_held(const O *src, u32 len,
 }
 
 /* Writes the group's compare words to its slots: word o[i] at position
- * pos[i] < len, then ~0 up to a whole 16-byte piece (no key is smaller). */
+ * pos[i] < len, and ~0 (no key is smaller) in every other slot of a
+ * group of one key a lane, up to a multiple of pad_words otherwise. */
 template <class O, int IT>
 __device__ __forceinline__ void put_words(O *words, u32 len, u32 r,
                                           const O (&o)[IT],
                                           const u32 (&pos)[IT])
 {
-    constexpr u32 N = 16 / sizeof(O);
+    if constexpr (IT == 1) {
+        words[r] = r < len ? o[0] : ~(O)0;
+    } else {
+        constexpr u32 PW = pad_words<O>();
 #pragma unroll
-    for (int i = 0; i < IT; ++i)
-        if (pos[i] < len)
-            words[pos[i]] = o[i];
-    if (len % N != 0 && r < N - len % N)
-        words[len + r] = ~(O)0;
+        for (int i = 0; i < IT; ++i)
+            if (pos[i] < len)
+                words[pos[i]] = o[i];
+        if (len % PW != 0 && r < PW - len % PW)
+            words[len + r] = ~(O)0;
+    }
 }
 
 /* Whether two of a group's keys got the same count (rank_held without
@@ -365,6 +405,46 @@ __device__ __forceinline__ bool counts_repeat(const u32 (&rank)[IT],
     return covered != keys;
 }
 
+/* One turn of a group of a warp sort: its segment [b, b + len) and the
+ * lane's keys (positions i G + r) and values. */
+template <class K, class VW, int IT>
+struct warp_seg {
+    u64 b;
+    u32 len;
+    K key[IT];
+    VW val[IT];
+    vbytes vb;
+};
+
+/* The turn of list word x (begin << 8 | length; 0: no segment) for lane r
+ * of its group. */
+template <class K, int V, int G, class VW, int IT>
+__device__ __forceinline__ void load_warp_seg(const ws_args &a, u64 x, u32 r,
+                                              warp_seg<K, VW, IT> &t)
+{
+    t.b = x >> 8;
+    t.len = (u32)(x & 0xffu);
+#pragma unroll
+    for (int i = 0; i < IT; ++i) {
+        const u32 p = (u32)i * G + r;
+        t.key[i] = 0;
+        t.val[i] = 0;
+        if (p < t.len) {
+            t.key[i] = static_cast<const K *>(a.kin)[t.b + p];
+            if constexpr (V == V_4 || V == V_8)
+                t.val[i] = static_cast<const VW *>(a.vin)[t.b + p];
+        }
+    }
+    if constexpr (V == V_BYTES) {
+        const bool valid = r < t.len;
+        const unsigned char *src =
+            static_cast<const unsigned char *>(a.vin) + (t.b + r) * a.vsize;
+#pragma unroll
+        for (u32 c = 0; c < 16; ++c)
+            t.vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
+    }
+}
+
 /* G lanes sort a segment of at most G * IT keys: lane r holds the keys at
  * positions i * G + r (coalesced reads) and counts, for each, the keys
  * that must precede it (smaller, or equal and earlier: stable), which is
@@ -386,9 +466,10 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
     static_assert(IT == 1 || (G == 32 && V != V_BYTES), "items per lane");
     typedef typename cmp_word<(int)sizeof(K)>::type O;
     constexpr u32 GPB = 256 / G; /* groups per block */
-    /* A group's compare words and the pads: whole 16-byte pieces, so that
-     * every group's slots start 16-byte aligned. */
-    constexpr u32 SLOTS = (u32)G * IT + 16 / sizeof(O);
+    /* A group's compare words and the pads: G words for one key a lane,
+     * else G IT and pad_words more; whole 16-byte pieces either way, so
+     * that every group's slots start 16-byte aligned. */
+    constexpr u32 SLOTS = (u32)G * IT + (IT == 1 ? 0u : pad_words<O>());
     __shared__ __align__(16) O s_words[GPB * SLOTS];
     O *words = s_words + (threadIdx.x / G) * SLOTS;
     const u32 count = *a.list_count;
@@ -403,42 +484,30 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
     const u64 first_of_warp = (u64)blockIdx.x * GPB + (threadIdx.x & ~31u) / G;
     const u64 stride = (u64)gridDim.x * GPB;
     typedef typename value_word<V == V_8 ? V_8 : V_4>::type VW;
-    for (u64 g0 = first_of_warp; g0 < count; g0 += stride) {
+    /* The group's list word for the warp's turn g0 (0, which no segment
+     * has, past the list's end). */
+    auto word_at = [&](u64 g0) -> u64 {
         const u64 g = g0 + (threadIdx.x & 31u) / G;
-        u64 b = 0;
-        u32 len = 0;
-        if (g < count) {
-            const u64 x = a.list[g];
-            b = x >> 8;
-            len = (u32)(x & 0xffu);
-        }
-        K key[IT];
+        return g < count ? a.list[g] : 0ull;
+    };
+    /* A turn's keys and values are loaded during the turn before, and its
+     * list word two turns ahead: no turn waits for memory but at the
+     * start (the loads of a turn were two round trips in a row). */
+    warp_seg<K, VW, IT> cur;
+    load_warp_seg<K, V, G>(a, word_at(first_of_warp), r, cur);
+    u64 xn = word_at(first_of_warp + stride);
+    for (u64 g0 = first_of_warp; g0 < count; g0 += stride) {
+        warp_seg<K, VW, IT> nxt;
+        load_warp_seg<K, V, G>(a, xn, r, nxt);
+        xn = word_at(g0 + 2 * stride);
+        const u64 b = cur.b;
+        const u32 len = cur.len;
         O o[IT];
-        VW val[IT];
-        vbytes vb;
 #pragma unroll
-        for (int i = 0; i < IT; ++i) {
-            const u32 p = (u32)i * G + r;
-            key[i] = 0;
-            o[i] = 0;
-            val[i] = 0;
-            if (p < len) {
-                key[i] = static_cast<const K *>(a.kin)[b + p];
-                o[i] = ((O)(ord_of(key[i], a.ko.kc) >> a.ko.begin_bit) &
-                        rmask) ^
-                       rflip;
-                if constexpr (V == V_4 || V == V_8)
-                    val[i] = static_cast<const VW *>(a.vin)[b + p];
-            }
-        }
-        if constexpr (V == V_BYTES) {
-            const bool valid = r < len;
-            const unsigned char *src =
-                static_cast<const unsigned char *>(a.vin) + (b + r) * a.vsize;
-#pragma unroll
-            for (u32 c = 0; c < 16; ++c)
-                vb.b[c] = valid && c < a.vsize ? src[c] : (unsigned char)0;
-        }
+        for (int i = 0; i < IT; ++i)
+            o[i] = ((O)(ord_of(cur.key[i], a.ko.kc) >> a.ko.begin_bit) &
+                    rmask) ^
+                   rflip;
         u32 pos[IT], rank[IT];
 #pragma unroll
         for (int i = 0; i < IT; ++i)
@@ -454,19 +523,20 @@ __global__ void __launch_bounds__(256) warp_sort_kernel(ws_args a)
         for (int i = 0; i < IT; ++i) {
             if ((u32)i * G + r < len) {
                 if (a.kout != nullptr)
-                    static_cast<K *>(a.kout)[b + rank[i]] = key[i];
+                    static_cast<K *>(a.kout)[b + rank[i]] = cur.key[i];
                 if constexpr (V == V_4 || V == V_8) {
-                    static_cast<VW *>(a.vout)[b + rank[i]] = val[i];
+                    static_cast<VW *>(a.vout)[b + rank[i]] = cur.val[i];
                 } else if constexpr (V == V_BYTES) {
                     unsigned char *dst = static_cast<unsigned char *>(a.vout) +
                                          (b + rank[i]) * a.vsize;
 #pragma unroll
                     for (u32 c = 0; c < 16; ++c)
                         if (c < a.vsize)
-                            dst[c] = vb.b[c];
+                            dst[c] = cur.vb.b[c];
                 }
             }
         }
+        cur = nxt;
     }
 }
 
