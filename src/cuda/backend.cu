@@ -270,7 +270,42 @@ static void state_detach_device(parsum_context *ctx)
     if (st->side_count > 0)
         (void)cudaEventDestroy(st->fork_event);
     st->side_count = 0;
+    if (st->pinned != NULL) {
+        (void)cudaFreeHost(st->pinned);
+        (void)cudaEventDestroy(st->pinned_ready);
+    }
+    st->pinned = NULL;
+    st->pinned_bytes = 0;
     (void)cudaGetLastError();
+}
+
+parsum_status parsum__cuda_pinned(parsum_context *ctx, size_t bytes, void **p)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    if (st->pinned != NULL && st->pinned_bytes >= bytes) {
+        *p = st->pinned;
+        return PARSUM_OK;
+    }
+    if (st->pinned != NULL) {
+        /* A copy of an earlier call may still be landing in it. */
+        PARSUM_CUDA_TRY(ctx, cudaEventSynchronize(st->pinned_ready));
+        PARSUM_CUDA_TRY(ctx, cudaFreeHost(st->pinned));
+        st->pinned = NULL;
+        st->pinned_bytes = 0;
+    } else {
+        PARSUM_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->pinned_ready,
+                                                      cudaEventDisableTiming));
+    }
+    void *h = NULL;
+    cudaError_t e = cudaMallocHost(&h, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaEventDestroy(st->pinned_ready);
+        PARSUM_CUDA_TRY(ctx, e);
+    }
+    st->pinned = h;
+    st->pinned_bytes = bytes;
+    *p = h;
+    return PARSUM_OK;
 }
 
 /* Creates the side streams and events on the current device (all or

@@ -126,7 +126,18 @@ struct parsum__cuda_state {
     cudaEvent_t side_done[PARSUM__CUDA_SIDE_MAX];
     cudaEvent_t fork_event;
     int side_count;
+    /* Pinned host memory for small results a call reads back without
+     * waiting for the rest of its work (parsum__cuda_pinned), and the
+     * event that says when the copy into it is done. */
+    void *pinned;
+    size_t pinned_bytes;
+    cudaEvent_t pinned_ready;
 };
+
+/* At least `bytes` of the context's pinned host memory in *p (kept until
+ * the context goes or moves to another device; one call's at a time),
+ * and st->pinned_ready, an event to record after the copy into it. */
+parsum_status parsum__cuda_pinned(parsum_context *ctx, size_t bytes, void **p);
 
 /* Kernels of one call that do not depend on each other, run on side
  * streams so that each fills the others' tails (the segmented sort's

@@ -67,8 +67,9 @@ parsum_status warp_sort_per_sm(parsum_context *ctx, F kernel, int *per_sm)
  * context's and three side streams - and each fills the others' tails
  * and launch gaps; the block sorts, a few long blocks, start first. */
 template <class K, int V>
-parsum_status launch_t(parsum_context *ctx, const ws_args &w,
-                       const bs_args &bs, const bs_args &bl, u64 nseg)
+parsum_status launch_t(parsum_context *ctx, const cudaStream_t (&side)[3],
+                       const ws_args &w, const bs_args &bs, const bs_args &bl,
+                       u64 nseg)
 {
     parsum__cuda_state *st = parsum__cuda_st(ctx);
     /* Warp sorts: 256-thread blocks looping over their class's list, as
@@ -136,10 +137,6 @@ parsum_status launch_t(parsum_context *ctx, const ws_args &w,
     gs = gs < nseg ? gs : nseg;
     gl = gl < nseg ? gl : nseg;
 
-    cudaStream_t side[3];
-    parsum_status s = parsum__cuda_fork(ctx, 3, side);
-    if (s != PARSUM_OK)
-        return s;
     /* Classes by stream: the block sorts; 33-128 keys; 17-32 keys (the
      * most keys under random cuts); 1-16 keys. */
     cudaError_t e = cudaSuccess;
@@ -162,20 +159,20 @@ parsum_status launch_t(parsum_context *ctx, const ws_args &w,
         note(cudaLaunchKernel(wk[c], dim3(wgrid[c]), dim3(256), args, 0,
                               wstream[c]));
     }
-    s = parsum__cuda_join(ctx, 3);
     PARSUM_CUDA_TRY(ctx, e);
-    return s;
+    return PARSUM_OK;
 }
 
 template <class K>
-parsum_status launch_v(parsum_context *ctx, int v, const ws_args &w,
-                       const bs_args &bs, const bs_args &bl, u64 nseg)
+parsum_status launch_v(parsum_context *ctx, const cudaStream_t (&side)[3],
+                       int v, const ws_args &w, const bs_args &bs,
+                       const bs_args &bl, u64 nseg)
 {
     switch (v) {
-    case V_NONE: return launch_t<K, V_NONE>(ctx, w, bs, bl, nseg);
-    case V_4: return launch_t<K, V_4>(ctx, w, bs, bl, nseg);
-    case V_8: return launch_t<K, V_8>(ctx, w, bs, bl, nseg);
-    default: return launch_t<K, V_BYTES>(ctx, w, bs, bl, nseg);
+    case V_NONE: return launch_t<K, V_NONE>(ctx, side, w, bs, bl, nseg);
+    case V_4: return launch_t<K, V_4>(ctx, side, w, bs, bl, nseg);
+    case V_8: return launch_t<K, V_8>(ctx, side, w, bs, bl, nseg);
+    default: return launch_t<K, V_BYTES>(ctx, side, w, bs, bl, nseg);
     }
 }
 
@@ -203,6 +200,92 @@ parsum_status sort_huge(parsum_context *ctx, const parsum__cuda_sort_job &all,
             return s;
     }
     return PARSUM_OK;
+}
+
+/* The size classes' sorts of the segmented sort (launch_t), once the
+ * classification has filled the lists. */
+parsum_status launch_classes(parsum_context *ctx,
+                             const cudaStream_t (&side)[3],
+                             const parsum__cuda_sort_job &j, int v,
+                             unsigned vword, const parsum__sort_args *a,
+                             const u64 *wlists, const u32 *blists,
+                             const control *ctl)
+{
+    const u64 nseg = a->num_segments;
+    const key_order ko = parsum__cuda_sort_order(j);
+    ws_args w;
+    w.kin = j.keys_in;
+    w.kout = j.keys_out;
+    w.vin = j.values_in;
+    w.vout = j.values_out;
+    w.n = j.n;
+    w.list = wlists;
+    w.list_count = ctl->counts;
+    w.ko = ko;
+    w.vsize = (u32)j.value_size;
+    w.vword = vword;
+    bs_args bs;
+    bs.kin = j.keys_in;
+    bs.kout = j.keys_out;
+    bs.vin = j.values_in;
+    bs.vout = j.values_out;
+    bs.n = j.n;
+    bs.offsets = reinterpret_cast<const u64 *>(a->offsets);
+    bs.list = blists;
+    bs.list_count = ctl->counts + SC_BS;
+    bs.ko = ko;
+    bs.vsize = (u32)j.value_size;
+    bs.vword = vword;
+    bs.gen = 0;
+    bs_args bl = bs;
+    bl.list = blists + (u64)(SC_BL - SC_BS) * nseg;
+    bl.list_count = ctl->counts + SC_BL;
+    switch (parsum_dtype_size(j.key_dtype)) {
+    case 1: return launch_v<uint8_t>(ctx, side, v, w, bs, bl, nseg);
+    case 2: return launch_v<uint16_t>(ctx, side, v, w, bs, bl, nseg);
+    case 4: return launch_v<u32>(ctx, side, v, w, bs, bl, nseg);
+    default: return launch_v<u64>(ctx, side, v, w, bs, bl, nseg);
+    }
+}
+
+/* The huge segments the classification found (h, read back; the bounds of
+ * those past HUGE_FIRST still in huge on the device), sorted from the
+ * host one after another. */
+parsum_status sort_all_huge(parsum_context *ctx,
+                            const parsum__cuda_sort_job &j, const control &h,
+                            const u64 *huge, u64 huge_cap, u64 large,
+                            void *sort_scratch)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const u32 nhuge = h.counts[SC_HUGE];
+    if (nhuge > huge_cap)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: %u segments above %llu keys, room for %llu",
+                            st->api, nhuge, (unsigned long long)large,
+                            (unsigned long long)huge_cap);
+    if (nhuge == 0)
+        return PARSUM_OK;
+    parsum_status s = sort_huge(ctx, j, h.huge,
+                                nhuge < HUGE_FIRST ? nhuge : HUGE_FIRST,
+                                sort_scratch);
+    if (s != PARSUM_OK || nhuge <= HUGE_FIRST)
+        return s;
+    const size_t rest = (size_t)(nhuge - HUGE_FIRST);
+    u64 *be = static_cast<u64 *>(malloc(rest * 16));
+    if (be == nullptr)
+        return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
+                            "%s: %zu bytes of host memory", st->api, rest * 16);
+    cudaError_t e = cudaMemcpyAsync(be, huge + 2 * HUGE_FIRST, rest * 16,
+                                    cudaMemcpyDeviceToHost, st->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(st->stream);
+    if (e != cudaSuccess) {
+        free(be);
+        PARSUM_CUDA_TRY(ctx, e);
+    }
+    s = sort_huge(ctx, j, be, (u32)rest, sort_scratch);
+    free(be);
+    return s;
 }
 
 } /* namespace */
@@ -286,95 +369,49 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     ca.bad = &ctl->bad;
     ca.huge = huge;
     ca.huge_cap = huge_cap;
-    seg_classify_kernel<<<parsum_cu::aux_grid(ctx, nseg, 256), 256, 0,
-                          st->stream>>>(ca);
+    ca.huge_first = ctl->huge;
+    ca.huge_first_cap = HUGE_FIRST;
+    /* Four turns of 32 segments a warp at least, their loads in flight
+     * together. */
+    seg_classify_kernel<<<parsum_cu::aux_grid(ctx, nseg, SC_WARPS * 32 * 4),
+                          SC_WARPS * 32, 0, st->stream>>>(ca);
     PARSUM_CUDA_TRY(ctx, cudaGetLastError());
 
-    if (nseg > 0) {
-        const key_order ko = parsum__cuda_sort_order(j);
-        const int v = vmode;
-        ws_args w;
-        w.kin = j.keys_in;
-        w.kout = j.keys_out;
-        w.vin = j.values_in;
-        w.vout = j.values_out;
-        w.n = n;
-        w.list = wlists;
-        w.list_count = ctl->counts;
-        w.ko = ko;
-        w.vsize = (u32)j.value_size;
-        w.vword = vword;
-        bs_args bs;
-        bs.kin = j.keys_in;
-        bs.kout = j.keys_out;
-        bs.vin = j.values_in;
-        bs.vout = j.values_out;
-        bs.n = n;
-        bs.offsets = reinterpret_cast<const u64 *>(a->offsets);
-        bs.list = blists;
-        bs.list_count = ctl->counts + SC_BS;
-        bs.ko = ko;
-        bs.vsize = (u32)j.value_size;
-        bs.vword = vword;
-        bs.gen = 0;
-        bs_args bl = bs;
-        bl.list = blists + (u64)(SC_BL - SC_BS) * nseg;
-        bl.list_count = ctl->counts + SC_BL;
-        switch (parsum_dtype_size(j.key_dtype)) {
-        case 1: s = launch_v<uint8_t>(ctx, v, w, bs, bl, nseg); break;
-        case 2: s = launch_v<uint16_t>(ctx, v, w, bs, bl, nseg); break;
-        case 4: s = launch_v<u32>(ctx, v, w, bs, bl, nseg); break;
-        default: s = launch_v<u64>(ctx, v, w, bs, bl, nseg); break;
-        }
-        if (s != PARSUM_OK)
-            return s;
-    }
-    /* The huge bounds are copied next to the counts: one copy, one wait. */
-    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(ctl->huge, huge,
-                                         (size_t)(huge_cap < HUGE_FIRST
-                                                      ? huge_cap
-                                                      : HUGE_FIRST) *
-                                             16,
-                                         cudaMemcpyDeviceToDevice,
-                                         st->stream));
+    /* The classes' kernels on four streams (launch_t); the counts, the
+     * bad flag and the first huge bounds come back on side stream 2
+     * before its block sorts start, into pinned memory, so the host has
+     * them while the sorts run and does not wait for their end. */
+    void *pinned = nullptr;
+    s = parsum__cuda_pinned(ctx, sizeof(control), &pinned);
+    if (s != PARSUM_OK)
+        return s;
+    cudaStream_t side[3];
+    s = parsum__cuda_fork(ctx, 3, side);
+    if (s != PARSUM_OK)
+        return s;
+    cudaError_t e = cudaMemcpyAsync(pinned, ctl, sizeof(control),
+                                    cudaMemcpyDeviceToHost, side[2]);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(st->pinned_ready, side[2]);
+    s = e != cudaSuccess ? parsum__cuda_error(ctx, e, "cudaMemcpyAsync",
+                                              __FILE__, __LINE__, __func__)
+        : nseg > 0 ? launch_classes(ctx, side, j, vmode, vword, a, wlists,
+                                    blists, ctl)
+                   : PARSUM_OK;
+    const parsum_status js = parsum__cuda_join(ctx, 3);
+    if (s != PARSUM_OK)
+        return s;
+    if (js != PARSUM_OK)
+        return js;
+    PARSUM_CUDA_TRY(ctx, cudaEventSynchronize(st->pinned_ready));
     control h;
-    PARSUM_CUDA_TRY(ctx, cudaMemcpyAsync(&h, ctl, sizeof h,
-                                         cudaMemcpyDeviceToHost, st->stream));
-    PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
-    const u32 nhuge = h.counts[SC_HUGE];
-    if (nhuge > huge_cap)
-        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
-                            "%s: %u segments above %llu keys, room for %llu",
-                            a->fn, nhuge, (unsigned long long)large,
-                            (unsigned long long)huge_cap);
-    if (nhuge > 0) {
-        s = sort_huge(ctx, j, h.huge, nhuge < HUGE_FIRST ? nhuge : HUGE_FIRST,
-                      sort_scratch);
-        if (s != PARSUM_OK)
-            return s;
-        if (nhuge > HUGE_FIRST) {
-            const size_t rest = (size_t)(nhuge - HUGE_FIRST);
-            u64 *be = static_cast<u64 *>(malloc(rest * 16));
-            if (be == nullptr)
-                return parsum__fail(ctx, PARSUM_ERR_OUT_OF_MEMORY,
-                                    "%s: %zu bytes of host memory", a->fn,
-                                    rest * 16);
-            cudaError_t e = cudaMemcpyAsync(be, huge + 2 * HUGE_FIRST,
-                                            rest * 16, cudaMemcpyDeviceToHost,
-                                            st->stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(st->stream);
-            if (e != cudaSuccess) {
-                free(be);
-                PARSUM_CUDA_TRY(ctx, e);
-            }
-            s = sort_huge(ctx, j, be, (u32)rest, sort_scratch);
-            free(be);
-            if (s != PARSUM_OK)
-                return s;
-        }
-    }
+    memcpy(&h, pinned, sizeof h);
+    s = sort_all_huge(ctx, j, h, huge, huge_cap, large, sort_scratch);
+    if (s != PARSUM_OK)
+        return s;
     if (h.bad) {
+        /* The work ran on clamped segments; the caller may free the
+         * buffers once told. */
         PARSUM_CUDA_TRY(ctx, cudaStreamSynchronize(st->stream));
         return parsum__fail(ctx, PARSUM_ERR_INVALID_ARGUMENT,
                             "%s: offsets must be num_segments + 1 "
