@@ -1176,6 +1176,11 @@ PARSUM_API parsum_status parsum_sort_indices(parsum_context *ctx,
  * num_segments + 1 non-decreasing uint64_t values, offsets[0] == 0,
  * offsets[num_segments] == n, in the context's space; empty segments are
  * allowed. Fast for many tiny segments and for a few huge ones alike.
+ * On a CUDA context the call waits only for the segments' classification
+ * by length (it reads back how many are longer than one block's tile, and
+ * launches their sorts itself), then returns with the sorts in flight on
+ * the context's stream; because of that read-back it cannot be captured
+ * into a CUDA graph.
  * Errors: as parsum_sort, plus offsets NULL, offsets not starting at 0,
  * decreasing, or not ending at n (on a CUDA context these are checked on
  * the device and reported as PARSUM_ERR_INVALID_ARGUMENT after the work
