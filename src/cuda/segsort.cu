@@ -51,14 +51,61 @@ struct control {
 
 /* Resident blocks of 256 threads of a warp-sort kernel per
  * multiprocessor. */
-template <class F>
-parsum_status warp_sort_per_sm(parsum_context *ctx, F kernel, int *per_sm)
+parsum_status warp_sort_per_sm(parsum_context *ctx, const void *kernel,
+                               int *per_sm)
 {
     PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             per_sm, reinterpret_cast<const void *>(kernel),
-                             256, 0));
+                             per_sm, kernel, 256, 0));
     if (*per_sm < 1)
         *per_sm = 1;
+    return PARSUM_OK;
+}
+
+/* Dynamic shared memory of the small (large = false) or large block
+ * sort of keys K and value mode V. */
+template <class K, int V>
+constexpr size_t seg_block_smem(bool large)
+{
+    return block_sort_smem((int)sizeof(K), V, block_sort_policy(large).block,
+                           block_sort_policy(large).items);
+}
+
+/* The block sorts' shared memory allowed, and their grids: the resident
+ * blocks or the segments, whichever are fewer. */
+template <class K, int V>
+parsum_status block_sort_grids(parsum_context *ctx, u64 nseg, u64 *gs,
+                               u64 *gl)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    constexpr tile_policy PS = block_sort_policy(false);
+    constexpr tile_policy PL = block_sort_policy(true);
+    constexpr size_t smem_s = seg_block_smem<K, V>(false);
+    constexpr size_t smem_l = seg_block_smem<K, V>(true);
+    const void *ks =
+        reinterpret_cast<const void *>(block_sort_kernel<K, V, PS.block, PS.items>);
+    const void *kl =
+        reinterpret_cast<const void *>(block_sort_kernel<K, V, PL.block, PL.items>);
+    /* Set every call: cheap next to the launches, and per device. */
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             ks, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem_s));
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kl, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem_l));
+    int per_s = 0, per_l = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_s, ks, PS.block, smem_s));
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &per_l, kl, PL.block, smem_l));
+    if (per_s < 1 || per_l < 1)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: the segmented block sorts cannot run on "
+                            "device %d (%zu, %zu bytes of shared memory)",
+                            st->api, st->device, smem_s, smem_l);
+    *gs = (u64)per_s * st->sm_count;
+    *gl = (u64)per_l * st->sm_count;
+    *gs = *gs < nseg ? *gs : nseg;
+    *gl = *gl < nseg ? *gl : nseg;
     return PARSUM_OK;
 }
 
@@ -106,36 +153,12 @@ parsum_status launch_t(parsum_context *ctx, const cudaStream_t (&side)[3],
 
     constexpr tile_policy PS = block_sort_policy(false);
     constexpr tile_policy PL = block_sort_policy(true);
-    constexpr size_t smem_s = block_sort_smem((int)sizeof(K), V, PS.block,
-                                              PS.items);
-    constexpr size_t smem_l = block_sort_smem((int)sizeof(K), V, PL.block,
-                                              PL.items);
-    auto ks = block_sort_kernel<K, V, PS.block, PS.items>;
-    auto kl = block_sort_kernel<K, V, PL.block, PL.items>;
-    /* Set every call: cheap next to the launches, and per device. */
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             reinterpret_cast<const void *>(ks),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem_s));
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             reinterpret_cast<const void *>(kl),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem_l));
-    int per_s = 0, per_l = 0;
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &per_s, reinterpret_cast<const void *>(ks),
-                             PS.block, smem_s));
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &per_l, reinterpret_cast<const void *>(kl),
-                             PL.block, smem_l));
-    if (per_s < 1 || per_l < 1)
-        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
-                            "%s: the segmented block sorts cannot run on "
-                            "device %d (%zu, %zu bytes of shared memory)",
-                            st->api, st->device, smem_s, smem_l);
-    u64 gs = (u64)per_s * st->sm_count, gl = (u64)per_l * st->sm_count;
-    gs = gs < nseg ? gs : nseg;
-    gl = gl < nseg ? gl : nseg;
+    constexpr size_t smem_s = seg_block_smem<K, V>(false);
+    constexpr size_t smem_l = seg_block_smem<K, V>(true);
+    u64 gs = 0, gl = 0;
+    parsum_status s = block_sort_grids<K, V>(ctx, nseg, &gs, &gl);
+    if (s != PARSUM_OK)
+        return s;
 
     /* Classes by stream: the block sorts; 33-128 keys; 17-32 keys (the
      * most keys under random cuts); 1-16 keys. */
@@ -144,9 +167,11 @@ parsum_status launch_t(parsum_context *ctx, const cudaStream_t (&side)[3],
         if (e == cudaSuccess)
             e = x;
     };
-    ks<<<(unsigned)gs, PS.block, smem_s, side[2]>>>(bs);
+    block_sort_kernel<K, V, PS.block, PS.items>
+        <<<(unsigned)gs, PS.block, smem_s, side[2]>>>(bs);
     note(cudaGetLastError());
-    kl<<<(unsigned)gl, PL.block, smem_l, side[2]>>>(bl);
+    block_sort_kernel<K, V, PL.block, PL.items>
+        <<<(unsigned)gl, PL.block, smem_l, side[2]>>>(bl);
     note(cudaGetLastError());
     const cudaStream_t wstream[5] = {side[1], side[1], st->stream, side[0],
                                      side[0]};
@@ -202,6 +227,45 @@ parsum_status sort_huge(parsum_context *ctx, const parsum__cuda_sort_job &all,
     return PARSUM_OK;
 }
 
+/* Zeroes the control block and classifies the segments by length into
+ * the lists (seg_classify_kernel), on the context's stream. */
+parsum_status launch_classify(parsum_context *ctx, const parsum__sort_args *a,
+                              int vmode, control *ctl, u64 *wlists,
+                              u32 *blists, u64 *huge, u64 huge_cap)
+{
+    parsum__cuda_state *st = parsum__cuda_st(ctx);
+    const tile_policy PS = block_sort_policy(false);
+    const tile_policy PL = block_sort_policy(true);
+    const u64 nseg = a->num_segments;
+    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(ctl, 0, sizeof(control), st->stream));
+    classify_args ca;
+    ca.offsets = reinterpret_cast<const u64 *>(a->offsets);
+    ca.num_segments = nseg;
+    ca.n = a->n;
+    ca.limit[SC_W8] = 8;
+    ca.limit[SC_W16] = 16;
+    ca.limit[SC_W32] = 32;
+    /* Values of V_BYTES leave the classes of 2 and 4 keys a lane empty. */
+    ca.limit[SC_W64] = vmode == V_BYTES ? 32 : 64;
+    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128; /* < 256: wlists */
+    ca.limit[SC_BS] = (u32)PS.block * PS.items;
+    ca.limit[SC_BL] = (u32)PL.block * PL.items;
+    ca.wlists = wlists;
+    ca.blists = blists;
+    ca.counts = ctl->counts;
+    ca.bad = &ctl->bad;
+    ca.huge = huge;
+    ca.huge_cap = huge_cap;
+    ca.huge_first = ctl->huge;
+    ca.huge_first_cap = HUGE_FIRST;
+    /* Four turns of 32 segments a warp at least, their loads in flight
+     * together. */
+    seg_classify_kernel<<<parsum_cu::aux_grid(ctx, nseg, SC_WARPS * 32 * 4),
+                          SC_WARPS * 32, 0, st->stream>>>(ca);
+    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    return PARSUM_OK;
+}
+
 /* The size classes' sorts of the segmented sort (launch_t), once the
  * classification has filled the lists. */
 parsum_status launch_classes(parsum_context *ctx,
@@ -213,29 +277,13 @@ parsum_status launch_classes(parsum_context *ctx,
 {
     const u64 nseg = a->num_segments;
     const key_order ko = parsum__cuda_sort_order(j);
-    ws_args w;
-    w.kin = j.keys_in;
-    w.kout = j.keys_out;
-    w.vin = j.values_in;
-    w.vout = j.values_out;
-    w.n = j.n;
+    ws_args w = parsum__cuda_sort_args<ws_args>(j, ko, vword);
     w.list = wlists;
     w.list_count = ctl->counts;
-    w.ko = ko;
-    w.vsize = (u32)j.value_size;
-    w.vword = vword;
-    bs_args bs;
-    bs.kin = j.keys_in;
-    bs.kout = j.keys_out;
-    bs.vin = j.values_in;
-    bs.vout = j.values_out;
-    bs.n = j.n;
+    bs_args bs = parsum__cuda_sort_args<bs_args>(j, ko, vword);
     bs.offsets = reinterpret_cast<const u64 *>(a->offsets);
     bs.list = blists;
     bs.list_count = ctl->counts + SC_BS;
-    bs.ko = ko;
-    bs.vsize = (u32)j.value_size;
-    bs.vword = vword;
     bs.gen = 0;
     bs_args bl = bs;
     bl.list = blists + (u64)(SC_BL - SC_BS) * nseg;
@@ -320,7 +368,6 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
         return s;
     const u64 nseg = a->num_segments;
     const u64 n = a->n;
-    const tile_policy PS = block_sort_policy(false);
     const tile_policy PL = block_sort_policy(true);
     const u64 large = (u64)PL.block * PL.items;
     /* Segments longer than the large block tile: at most n / (large + 1). */
@@ -348,34 +395,11 @@ parsum_status parsum__cuda_segmented_sort(parsum_context *ctx,
     u64 *huge = static_cast<u64 *>(cv.take((size_t)huge_cap * 16));
     void *sort_scratch = sort_bytes > 0 ? cv.take(sort_bytes) : nullptr;
 
-    PARSUM_CUDA_TRY(ctx, cudaMemsetAsync(ctl, 0, sizeof(control), st->stream));
-    classify_args ca;
-    ca.offsets = reinterpret_cast<const u64 *>(a->offsets);
-    ca.num_segments = nseg;
-    ca.n = n;
     unsigned vword;
     const int vmode = parsum__cuda_sort_vmode(j, &vword);
-    ca.limit[SC_W8] = 8;
-    ca.limit[SC_W16] = 16;
-    ca.limit[SC_W32] = 32;
-    /* Values of V_BYTES leave the classes of 2 and 4 keys a lane empty. */
-    ca.limit[SC_W64] = vmode == V_BYTES ? 32 : 64;
-    ca.limit[SC_W128] = vmode == V_BYTES ? 32 : 128; /* < 256: wlists */
-    ca.limit[SC_BS] = (u32)PS.block * PS.items;
-    ca.limit[SC_BL] = (u32)large;
-    ca.wlists = wlists;
-    ca.blists = blists;
-    ca.counts = ctl->counts;
-    ca.bad = &ctl->bad;
-    ca.huge = huge;
-    ca.huge_cap = huge_cap;
-    ca.huge_first = ctl->huge;
-    ca.huge_first_cap = HUGE_FIRST;
-    /* Four turns of 32 segments a warp at least, their loads in flight
-     * together. */
-    seg_classify_kernel<<<parsum_cu::aux_grid(ctx, nseg, SC_WARPS * 32 * 4),
-                          SC_WARPS * 32, 0, st->stream>>>(ca);
-    PARSUM_CUDA_TRY(ctx, cudaGetLastError());
+    s = launch_classify(ctx, a, vmode, ctl, wlists, blists, huge, huge_cap);
+    if (s != PARSUM_OK)
+        return s;
 
     /* The classes' kernels on four streams (launch_t); the counts, the
      * bad flag and the first huge bounds come back on side stream 2

@@ -364,18 +364,10 @@ parsum_status parsum__cuda_sort_run(parsum_context *ctx,
     unsigned vword;
     const int v = parsum__cuda_sort_vmode(j, &vword);
     if (parsum__cuda_sort_is_small(j)) {
-        bs_args a;
-        a.kin = j.keys_in;
-        a.kout = j.keys_out;
-        a.vin = j.values_in;
-        a.vout = j.values_out;
-        a.n = j.n;
+        bs_args a = parsum__cuda_sort_args<bs_args>(j, ko, vword);
         a.offsets = nullptr;
         a.list = nullptr;
         a.list_count = nullptr;
-        a.ko = ko;
-        a.vsize = (u32)j.value_size;
-        a.vword = vword;
         a.gen = j.indices ? 1u : 0u;
         switch (key_bytes(j)) {
         case 1: return small_v<uint8_t>(ctx, v, a);

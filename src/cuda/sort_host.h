@@ -44,4 +44,23 @@ parsum_status parsum__cuda_sort_run(parsum_context *ctx,
                                     const parsum__cuda_sort_job &j,
                                     void *scratch);
 
+/* The fields of a block or warp sort's arguments (parsum_sk::bs_args,
+ * ws_args) that come from the job: keys, values, n, order, value
+ * layout. */
+template <class A>
+A parsum__cuda_sort_args(const parsum__cuda_sort_job &j,
+                         const parsum_sk::key_order &ko, unsigned vword)
+{
+    A x;
+    x.kin = j.keys_in;
+    x.kout = j.keys_out;
+    x.vin = j.values_in;
+    x.vout = j.values_out;
+    x.n = j.n;
+    x.ko = ko;
+    x.vsize = (parsum_sk::u32)j.value_size;
+    x.vword = vword;
+    return x;
+}
+
 #endif
