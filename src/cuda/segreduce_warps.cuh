@@ -238,7 +238,8 @@ constexpr u64 SEGRED_LAVG_BYTES = 64;
 constexpr u32 SEGRED_LMAX = 64;
 constexpr int SEGRED_LROWS = 4;
 /* Elements of a segment loaded with the round's other rows, before any
- * is folded (the rest, up to SEGRED_LMAX, four at a time). */
+ * is folded (the rest, up to SEGRED_LMAX, four at a time); segred_lanes
+ * takes 2 for 8-byte values, where 4 made ptxas spill in the round. */
 constexpr int SEGRED_LFIRST = 4;
 
 /* Whether the block starts on its share [(s0, e0), (s1, e1)] by threads

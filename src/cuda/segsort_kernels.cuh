@@ -92,8 +92,8 @@ struct classify_args {
 
 #if defined(__CUDACC__)
 
-/* A segment's offsets o, o1 clamped to [0, n); empty when they
- * decrease. */
+/* A segment's bounds [b, e) from its offsets o, o1: both clamped to n,
+ * and e not below b (a decreasing pair is an empty segment). */
 __device__ __forceinline__ void seg_clamp(u64 o, u64 o1, u64 n, u64 &b,
                                           u64 &e)
 {
