@@ -341,6 +341,155 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
     return true;
 }
 
+/* The rounds of segred_lanes with positions relative to the share and
+ * the elements loaded in waves (the choice of segred_lanes_fold, below).
+ *
+ * Why: the rounds above clamp every bound in 64 bits to n and to the
+ * share, and test the share's first and last segments per row: about
+ * 130 instructions per one-element segment, which made them
+ * instruction-bound. Here the offsets are clamped once into [e0, e1] and
+ * made relative to e0 (32 bits: shares of fewer than 2^31 elements), so
+ * the first and last segments need no case of their own (s1's end is e1,
+ * its offset past it is not read), and the rows address their elements
+ * from one pointer. A round's elements come in waves of SEGRED_LWAVE a
+ * row, the loads of all rows of a wave in flight together; a missing
+ * element is pad, folded like the others (a select, not a branch). */
+constexpr int SEGRED_LWAVE = 2;
+
+template <class T, class C, class Op>
+__device__ __forceinline__ bool segred_lanes_waves(
+    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
+    u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad, const Op &op,
+    int tid, T &carry, u64 &hand_s)
+{
+    constexpr int R = SEGRED_LROWS, F = SEGRED_LWAVE;
+    constexpr u64 RB = (u64)R * C::BLOCK;
+    const T *x = in + e0;
+    const u32 span = (u32)(e1 - e0);
+    auto rel = [&](u64 v) -> u32 {
+        v = v > e0 ? v - e0 : 0;
+        return v < span ? (u32)v : span;
+    };
+    /* Raw offsets of the next round, loaded with this round's elements. */
+    u64 o[R], o1[R];
+    auto load_offsets = [&](u64 base) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            o[r] = o1[r] = e1;
+            if (j <= s1)
+                o[r] = offsets[j];
+            if (j < s1)
+                o1[r] = offsets[j + 1];
+        }
+    };
+    load_offsets(s0);
+    for (u64 base = s0; base <= s1; base += RB) {
+        u32 b[R], len[R], mx = 0;
+        bool lng = false;
+        unsigned empty = 0;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            b[r] = rel(o[r]);
+            const u32 e = rel(o1[r]);
+            len[r] = e > b[r] ? e - b[r] : 0u;
+            /* Empty: the whole segment, not a first one begun before e0
+             * (its part here is the partial the last block completes). */
+            if (len[r] == 0u && (j != s0 || o[r] >= e0))
+                empty |= 1u << r;
+            if (j > s1)
+                len[r] = 0;
+            lng = lng || len[r] > SEGRED_LMAX;
+            mx = len[r] > mx ? len[r] : mx;
+        }
+        if (__syncthreads_or(lng ? 1 : 0) != 0) {
+            hand_s = base;
+            return false;
+        }
+        T acc[R], t[R][F];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            acc[r] = pad;
+#pragma unroll
+            for (int f = 0; f < F; ++f)
+                t[r][f] = (u32)f < len[r] ? x[b[r] + (u32)f] : pad;
+        }
+        load_offsets(base + RB);
+        for (u32 q = 0;;) {
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int f = 0; f < F; ++f)
+                    acc[r] = op(acc[r], t[r][f]);
+            q += F;
+            if (q >= mx)
+                break;
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int f = 0; f < F; ++f)
+                    t[r][f] = q + (u32)f < len[r] ? x[b[r] + q + (u32)f]
+                                                   : pad;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
+            if (j <= s1)
+                segred_put_total(sm, out, j, s1, nseg, acc[r],
+                                 ((empty >> r) & 1u) != 0u, id);
+        }
+    }
+    __syncthreads();
+    carry = sm.wcarry;
+    return true;
+}
+
+/* Which rounds a block of short segments runs (segred_lanes or
+ * segred_lanes_waves), and whether out of line: PARSUM_K_SEGRED_LANES4 /
+ * PARSUM_K_SEGRED_LANES8 for values of up to 4 / of 8 bytes: 0 the
+ * rounds of segred_lanes, 1 the waves inline, 2 the waves in a function
+ * of their own (no registers of the rest of the kernel). */
+#ifndef PARSUM_K_SEGRED_LANES4
+#define PARSUM_K_SEGRED_LANES4 2
+#endif
+#ifndef PARSUM_K_SEGRED_LANES8
+#define PARSUM_K_SEGRED_LANES8 0
+#endif
+
+template <class T, class C, class Op>
+__device__ __noinline__ bool segred_lanes_waves_call(
+    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
+    u64 s0, u64 e0, u64 s1, u64 e1, T id, T pad, int tid, T &carry,
+    u64 &hand_s)
+{
+    return segred_lanes_waves<T, C, Op>(sm, offsets, in, out, nseg, s0, e0,
+                                        s1, e1, id, pad, Op{}, tid, carry,
+                                        hand_s);
+}
+
+template <class T, class C, class Op>
+__device__ __forceinline__ bool segred_lanes_fold(
+    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 n,
+    u64 nseg, u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad,
+    const Op &op, int tid, T &carry, u64 &hand_s)
+{
+    constexpr int way =
+        sizeof(T) == 8 ? PARSUM_K_SEGRED_LANES8 : PARSUM_K_SEGRED_LANES4;
+    if constexpr (way == 2)
+        return segred_lanes_waves_call<T, C, Op>(sm, offsets, in, out, nseg,
+                                                 s0, e0, s1, e1, id, pad,
+                                                 tid, carry, hand_s);
+    else if constexpr (way == 1)
+        return segred_lanes_waves<T, C, Op>(sm, offsets, in, out, nseg, s0,
+                                            e0, s1, e1, id, pad, op, tid,
+                                            carry, hand_s);
+    else
+        return segred_lanes<T, C, Op>(sm, offsets, in, out, n, nseg, s0, e0,
+                                      s1, e1, id, pad, op, tid, carry,
+                                      hand_s);
+}
+
 #endif /* __CUDACC__ */
 
 } /* namespace parsum_k */
