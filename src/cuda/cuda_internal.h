@@ -30,9 +30,10 @@ struct parsum__cuda_kernels {
     const void *pipe_rev;
     unsigned long long pipe_tile; /* elements per tile of the pipe kernels */
     /* The pipelined segmented scans with head flags (scan_seg_pipe_kernel,
-     * tiles of pipe_tile elements); NULL: use seg_fwd / seg_rev. */
+     * tiles of seg_pipe_tile elements); NULL: use seg_fwd / seg_rev. */
     const void *seg_pipe_fwd;
     const void *seg_pipe_rev;
+    unsigned long long seg_pipe_tile;
 };
 
 /* src/cuda/kernels_<dtype>.cu (generated), indexed by parsum_op. */
@@ -322,9 +323,10 @@ struct parsum__cuda_scan_call {
     void *state;
     size_t smem; /* dynamic shared memory of the kernel, bytes */
 };
-/* seg: for a segmented kernel (scan_size its pair's size). */
+/* seg: for a segmented kernel (scan_size its pair's size); tile: its
+ * tile's elements (0: scan_kernel's). */
 size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
-                                     size_t n, bool seg);
+                                     size_t n, bool seg, size_t tile = 0);
 parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
                                        const parsum__cuda_launch *l,
                                        const parsum__cuda_scan_call *c);

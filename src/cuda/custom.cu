@@ -246,6 +246,7 @@ parsum_status load_module(parsum_context *ctx, const cudaKernel_t *k,
     m->k.pipe_rev = NULL;
     m->k.seg_pipe_fwd = NULL;
     m->k.seg_pipe_rev = NULL;
+    m->k.seg_pipe_tile = 0;
     unsigned long long size = 0, align = 0;
     parsum_status s =
         parsum__cuda_library_u64(ctx, m->lib, "parsum_sizeof_T", &size);

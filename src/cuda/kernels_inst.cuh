@@ -131,6 +131,7 @@ parsum__cuda_kernels make_kernels()
         parsum_k::pipe_tile_elems(sizeof(inst_t)),
         seg_pipe_kernel<op, false, LBSP>(),
         seg_pipe_kernel<op, true, LBSP>(),
+        parsum_k::seg_pipe_tile_elems(sizeof(inst_t)),
     };
 }
 

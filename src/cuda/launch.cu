@@ -96,9 +96,9 @@ int tagged_kind(parsum_context *ctx, const state_layout &L, bool seg,
 } /* namespace */
 
 size_t parsum__cuda_scan_state_bytes(size_t elem_size, size_t scan_size,
-                                     size_t n, bool seg)
+                                     size_t n, bool seg, size_t tile)
 {
-    state_layout L = layout_for(elem_size, scan_size, n, seg);
+    state_layout L = layout_for(elem_size, scan_size, n, seg, tile);
     return L.tiles > 1 ? L.bytes : 0;
 }
 
@@ -123,7 +123,9 @@ parsum_status parsum__cuda_launch_scan(parsum_context *ctx,
                             "%s: n = %zu needs %zu tiles of %zu elements; the "
                             "CUDA scan supports at most 2^31 - 1 tiles",
                             st->api, c->n, L.tiles,
-                            (size_t)parsum_k::scan_tile_elems(size, seg));
+                            c->tile != 0
+                                ? c->tile
+                                : (size_t)parsum_k::scan_tile_elems(size, seg));
     size_t grid = L.tiles;
     if (c->pipe_blocks != NULL) {
         size_t cap = (size_t)*c->pipe_blocks * (size_t)st->sm_count;
@@ -222,8 +224,12 @@ parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
      * it needs the tile counter, which a single tile goes without. The
      * environment variable PARSUM_CUDA_SCAN_PIPE=0 turns it off (for
      * measurements: bench/gpu_tune.sh). */
+    const bool seg =
+        which == PARSUM__PIPE_SEG_FWD || which == PARSUM__PIPE_SEG_REV;
+    const size_t tile =
+        (size_t)(seg ? l->k->seg_pipe_tile : l->k->pipe_tile);
     if (!parsum__cuda_pipe_on() || pipe == NULL || l->pipe_blocks == NULL ||
-        c->n <= (size_t)l->k->pipe_tile)
+        c->n <= tile)
         return PARSUM_OK;
     int *nb = &l->pipe_blocks[which];
     if (*nb == 0) {
@@ -235,7 +241,7 @@ parsum_status parsum__cuda_pick_pipe(parsum_context *ctx,
     }
     c->kernel = pipe;
     c->pipe_blocks = nb;
-    c->tile = (size_t)l->k->pipe_tile;
+    c->tile = tile;
     return PARSUM_OK;
 }
 

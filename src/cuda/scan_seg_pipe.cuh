@@ -145,6 +145,37 @@ __device__ __forceinline__ S seg_pipe_aggregate(S *s_wtot, u32 *s_lead,
     return g;
 }
 
+/* Rows and resident blocks of scan_seg_pipe_kernel: the plain pipe's for
+ * values of up to 4 bytes; for 8-byte values PARSUM_K_SEG_PIPE_ROWS8 rows
+ * at PARSUM_K_SEG_PIPE_BLOCKS8 blocks a multiprocessor. Why: with the
+ * plain pipe's 6 rows, two tiles a thread of 8-byte values took 128
+ * registers, two blocks a multiprocessor, and the look-back's latency set
+ * the pace (NOTES section 8); 4 rows fit three blocks in 80 registers
+ * without a spill, more tiles in flight: 2-7 % more of the copy bound on
+ * an H200. The host sizes tiles and state from seg_pipe_tile_elems
+ * (parsum__cuda_kernels::seg_pipe_tile). */
+#ifndef PARSUM_K_SEG_PIPE_ROWS8
+#define PARSUM_K_SEG_PIPE_ROWS8 4
+#endif
+#ifndef PARSUM_K_SEG_PIPE_BLOCKS8
+#define PARSUM_K_SEG_PIPE_BLOCKS8 3
+#endif
+__host__ __device__ constexpr int seg_pipe_rows_for(u64 size)
+{
+    return size == 8 ? PARSUM_K_SEG_PIPE_ROWS8 : pipe_rows(size);
+}
+
+__host__ __device__ constexpr int seg_pipe_min_blocks(u64 size)
+{
+    return size == 8 ? PARSUM_K_SEG_PIPE_BLOCKS8 : 2;
+}
+
+__host__ __device__ constexpr u64 seg_pipe_tile_elems(u64 size)
+{
+    return (u64)policy_for(size).block * seg_pipe_rows_for(size) *
+           vec_elems(size);
+}
+
 /*
  * scan_seg_pipe_kernel: scan_kernel's segmented scan (MODE 1) with the
  * blocks and tile loop of scan_pipe_kernel (see there for why tile B's
@@ -152,7 +183,8 @@ __device__ __forceinline__ S seg_pipe_aggregate(S *s_wtot, u32 *s_lead,
  * 3 the left fold (deterministic for rounding operators).
  */
 template <class T, class Op, bool REV, int LOOKBACK>
-__global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block,
+                                  seg_pipe_min_blocks(sizeof(T)))
     scan_seg_pipe_kernel(scan_args a, T id, T pad)
 {
     constexpr policy P = policy_for(sizeof(T));
@@ -160,13 +192,13 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block, 2)
     constexpr int NWARP = BLOCK / 32;
     static_assert(LOOKBACK == 2 || LOOKBACK == 3,
                   "pipelined: classic look-backs only");
-    constexpr int R = pipe_rows(sizeof(T));
+    constexpr int R = seg_pipe_rows_for(sizeof(T));
     constexpr int V = vec_elems(sizeof(T));
     static_assert(R * V <= 32, "heads: one mask word per tile");
     static_assert(R <= 16, "flags of le and rp: one word");
     constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
-    static_assert(TILE == pipe_tile_elems(sizeof(T)), "tile");
+    static_assert(TILE == seg_pipe_tile_elems(sizeof(T)), "tile");
     typedef seg_pipe_tile<T, R, V> tile_t;
     typedef seg_pair<T> S;
 

@@ -367,10 +367,16 @@ parsum_status run_seg_scan(parsum_context *ctx, const parsum__cuda_launch *l,
     return s == PARSUM_OK ? parsum__cuda_launch_scan(ctx, l, &c) : s;
 }
 
+/* For the smaller of the tiles of scan_kernel and of the pipelined kernel
+ * (more tiles, more state), either of which may run. */
 size_t seg_state_bytes(const parsum__cuda_launch *l, size_t n)
 {
+    size_t tile = (size_t)parsum_k::scan_tile_elems(l->elem_size, true);
+    const size_t pt = (size_t)l->k->seg_pipe_tile;
+    if (l->k->seg_pipe_fwd != NULL && pt != 0 && pt < tile)
+        tile = pt;
     return parsum__cuda_scan_state_bytes(
-        l->elem_size, pair_size(l->elem_size, l->elem_align), n, true);
+        l->elem_size, pair_size(l->elem_size, l->elem_align), n, true, tile);
 }
 
 } /* namespace */
