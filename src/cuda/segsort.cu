@@ -54,8 +54,10 @@ struct control {
 parsum_status warp_sort_per_sm(parsum_context *ctx, const void *kernel,
                                int *per_sm)
 {
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             per_sm, kernel, 256, 0));
+    const parsum_status s =
+        parsum__cuda_blocks_per_sm(ctx, kernel, 256, 0, per_sm);
+    if (s != PARSUM_OK)
+        return s;
     if (*per_sm < 1)
         *per_sm = 1;
     return PARSUM_OK;
@@ -85,18 +87,14 @@ parsum_status block_sort_grids(parsum_context *ctx, u64 nseg, u64 *gs,
         reinterpret_cast<const void *>(block_sort_kernel<K, V, PS.block, PS.items>);
     const void *kl =
         reinterpret_cast<const void *>(block_sort_kernel<K, V, PL.block, PL.items>);
-    /* Set every call: cheap next to the launches, and per device. */
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             ks, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem_s));
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             kl, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem_l));
+    /* Also allows the kernels their dynamic shared memory. */
     int per_s = 0, per_l = 0;
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &per_s, ks, PS.block, smem_s));
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &per_l, kl, PL.block, smem_l));
+    parsum_status s =
+        parsum__cuda_blocks_per_sm(ctx, ks, PS.block, smem_s, &per_s);
+    if (s == PARSUM_OK)
+        s = parsum__cuda_blocks_per_sm(ctx, kl, PL.block, smem_l, &per_l);
+    if (s != PARSUM_OK)
+        return s;
     if (per_s < 1 || per_l < 1)
         return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
                             "%s: the segmented block sorts cannot run on "
