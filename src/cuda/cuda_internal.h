@@ -152,9 +152,9 @@ struct parsum__cuda_state {
 /* *per_sm = the resident blocks a multiprocessor of kernel fn launched
  * with `block` threads and `smem` bytes of dynamic shared memory (0 when
  * it cannot run so), with the kernel's dynamic shared memory allowed up
- * to smem. Asks the runtime once per (fn, block, smem) and context: the
- * segmented sort sizes seven grids a call, and the host's time there
- * delays the launches that follow the classification. */
+ * to smem. Asks the runtime once per (fn, block, smem) and context (the
+ * answer depends on the device alone), not on every call: the segmented
+ * sort sizes up to seven grids a call. */
 parsum_status parsum__cuda_blocks_per_sm(parsum_context *ctx, const void *fn,
                                          int block, size_t smem, int *per_sm);
 

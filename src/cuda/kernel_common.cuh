@@ -106,15 +106,21 @@ __host__ __device__ constexpr int pipe_rows(u64 size)
                        : scan_rows(size, false);
 }
 
+/* Elements of a tile of `rows` 16-byte vectors a thread of elements of
+ * `size` bytes. */
+__host__ __device__ constexpr u64 rows_tile_elems(u64 size, int rows)
+{
+    return (u64)policy_for(size).block * rows * vec_elems(size);
+}
+
 __host__ __device__ constexpr u64 pipe_tile_elems(u64 size)
 {
-    return (u64)policy_for(size).block * pipe_rows(size) * vec_elems(size);
+    return rows_tile_elems(size, pipe_rows(size));
 }
 
 __host__ __device__ constexpr u64 scan_tile_elems(u64 size, bool seg = false)
 {
-    return (u64)policy_for(size).block * scan_rows(size, seg) *
-           vec_elems(size);
+    return rows_tile_elems(size, scan_rows(size, seg));
 }
 
 __host__ __device__ constexpr u64 reduce_warp_tile_elems(u64 size)

@@ -90,8 +90,7 @@ __host__ __device__ constexpr int rbk_rows(u64 value_size)
 
 __host__ __device__ constexpr u64 rbk_tile_elems(u64 value_size)
 {
-    return (u64)policy_for(value_size).block * rbk_rows(value_size) *
-           vec_elems(value_size);
+    return rows_tile_elems(value_size, rbk_rows(value_size));
 }
 
 /* The dynamic shared memory rbk_pipe_kernel<T, K> needs: the keys of

@@ -172,8 +172,7 @@ __host__ __device__ constexpr int seg_pipe_min_blocks(u64 size)
 
 __host__ __device__ constexpr u64 seg_pipe_tile_elems(u64 size)
 {
-    return (u64)policy_for(size).block * seg_pipe_rows_for(size) *
-           vec_elems(size);
+    return rows_tile_elems(size, seg_pipe_rows_for(size));
 }
 
 /*
