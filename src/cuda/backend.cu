@@ -237,7 +237,6 @@ static parsum_status state_attach_device(parsum_context *ctx)
     PARSUM_CUDA_TRY(ctx, cudaMemset(misc, 0, PARSUM__CUDA_MISC_BYTES));
     memset(st->reduce_grid, 0, sizeof st->reduce_grid);
     memset(st->pipe_blocks, 0, sizeof st->pipe_blocks);
-    st->occ_count = 0;
     const char *cap = getenv("PARSUM_CUDA_SCAN_BLOCKS");
     long v = cap != NULL ? strtol(cap, NULL, 10) : 0;
     st->scan_blocks_cap = v > 0 ? (size_t)v : 0;
@@ -306,31 +305,6 @@ parsum_status parsum__cuda_pinned(parsum_context *ctx, size_t bytes, void **p)
     st->pinned = h;
     st->pinned_bytes = bytes;
     *p = h;
-    return PARSUM_OK;
-}
-
-parsum_status parsum__cuda_blocks_per_sm(parsum_context *ctx, const void *fn,
-                                         int block, size_t smem, int *per_sm)
-{
-    parsum__cuda_state *st = parsum__cuda_st(ctx);
-    for (int i = 0; i < st->occ_count; i++) {
-        const parsum__cuda_occ *o = &st->occ[i];
-        if (o->fn == fn && o->block == block && o->smem == smem) {
-            *per_sm = o->per_sm;
-            return PARSUM_OK;
-        }
-    }
-    if (smem > 0)
-        PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                                 fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)smem));
-    int n = 0;
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &n, fn, block, smem));
-    /* A full cache only costs the query again. */
-    if (st->occ_count < PARSUM__CUDA_OCC_SLOTS)
-        st->occ[st->occ_count++] = parsum__cuda_occ{fn, smem, block, n};
-    *per_sm = n;
     return PARSUM_OK;
 }
 

@@ -86,15 +86,6 @@ struct parsum__cuda_tagged {
     unsigned claimed;
 };
 
-/* One cached occupancy answer (parsum__cuda_blocks_per_sm). */
-#define PARSUM__CUDA_OCC_SLOTS 64
-typedef struct {
-    const void *fn;
-    size_t smem;
-    int block;
-    int per_sm;
-} parsum__cuda_occ;
-
 /* Side streams a context keeps (parsum__cuda_fork). */
 #define PARSUM__CUDA_SIDE_MAX 3
 
@@ -142,21 +133,7 @@ struct parsum__cuda_state {
     void *pinned;
     size_t pinned_bytes;
     cudaEvent_t pinned_ready;
-    /* Resident blocks a multiprocessor of kernels launched with grids of
-     * their resident blocks (parsum__cuda_blocks_per_sm); occ_count
-     * entries. */
-    parsum__cuda_occ occ[PARSUM__CUDA_OCC_SLOTS];
-    int occ_count;
 };
-
-/* *per_sm = the resident blocks a multiprocessor of kernel fn launched
- * with `block` threads and `smem` bytes of dynamic shared memory (0 when
- * it cannot run so), with the kernel's dynamic shared memory allowed up
- * to smem. Asks the runtime once per (fn, block, smem) and context (the
- * answer depends on the device alone), not on every call: the segmented
- * sort sizes up to seven grids a call. */
-parsum_status parsum__cuda_blocks_per_sm(parsum_context *ctx, const void *fn,
-                                         int block, size_t smem, int *per_sm);
 
 /* At least `bytes` of the context's pinned host memory in *p (kept until
  * the context goes or moves to another device; one call's at a time),

@@ -49,20 +49,6 @@ struct control {
     u64 huge[2 * HUGE_FIRST];
 };
 
-/* Resident blocks of 256 threads of a warp-sort kernel per
- * multiprocessor. */
-parsum_status warp_sort_per_sm(parsum_context *ctx, const void *kernel,
-                               int *per_sm)
-{
-    const parsum_status s =
-        parsum__cuda_blocks_per_sm(ctx, kernel, 256, 0, per_sm);
-    if (s != PARSUM_OK)
-        return s;
-    if (*per_sm < 1)
-        *per_sm = 1;
-    return PARSUM_OK;
-}
-
 /* Dynamic shared memory of the small (large = false) or large block
  * sort of keys K and value mode V. */
 template <class K, int V>
@@ -87,19 +73,17 @@ parsum_status block_sort_grids(parsum_context *ctx, u64 nseg, u64 *gs,
         reinterpret_cast<const void *>(block_sort_kernel<K, V, PS.block, PS.items>);
     const void *kl =
         reinterpret_cast<const void *>(block_sort_kernel<K, V, PL.block, PL.items>);
-    /* Also allows the kernels their dynamic shared memory. */
+    /* Asked once per device; also allows the kernels their dynamic
+     * shared memory. */
+    static parsum__cuda_occupancy_cache cache_s, cache_l;
     int per_s = 0, per_l = 0;
     parsum_status s =
-        parsum__cuda_blocks_per_sm(ctx, ks, PS.block, smem_s, &per_s);
+        parsum__cuda_occupancy(ctx, cache_s, ks, PS.block, smem_s, &per_s);
     if (s == PARSUM_OK)
-        s = parsum__cuda_blocks_per_sm(ctx, kl, PL.block, smem_l, &per_l);
+        s = parsum__cuda_occupancy(ctx, cache_l, kl, PL.block, smem_l,
+                                   &per_l);
     if (s != PARSUM_OK)
         return s;
-    if (per_s < 1 || per_l < 1)
-        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
-                            "%s: the segmented block sorts cannot run on "
-                            "device %d (%zu, %zu bytes of shared memory)",
-                            st->api, st->device, smem_s, smem_l);
     *gs = (u64)per_s * st->sm_count;
     *gl = (u64)per_l * st->sm_count;
     *gs = *gs < nseg ? *gs : nseg;
@@ -136,9 +120,11 @@ parsum_status launch_t(parsum_context *ctx, const cudaStream_t (&side)[3],
     const u64 per_block[5] = {256 / 8, 256 / 16, 256 / 32, 256 / 32, 256 / 32};
     unsigned wgrid[5] = {0, 0, 0, 0, 0};
     ws_args wa[5];
+    static parsum__cuda_occupancy_cache wcache[5]; /* per device, kept */
     for (int c = 0; c < NW; ++c) {
         int per_sm = 0;
-        parsum_status s = warp_sort_per_sm(ctx, wk[c], &per_sm);
+        parsum_status s =
+            parsum__cuda_occupancy(ctx, wcache[c], wk[c], 256, 0, &per_sm);
         if (s != PARSUM_OK)
             return s;
         const u64 cap = (u64)per_sm * st->sm_count;

@@ -94,9 +94,10 @@ parsum_status small_t(parsum_context *ctx, const bs_args &a)
         block_sort_smem((int)sizeof(K), V, P.block, P.items);
     const void *k =
         reinterpret_cast<const void *>(block_sort_kernel<K, V, P.block, P.items>);
-    static occupancy_cache cache;
+    static parsum__cuda_occupancy_cache cache;
     int per_sm = 0;
-    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
+    parsum_status s =
+        parsum__cuda_occupancy(ctx, cache, k, P.block, smem, &per_sm);
     if (s != PARSUM_OK)
         return s;
     block_sort_kernel<K, V, P.block, P.items>

@@ -9,6 +9,8 @@
 #include "cuda_internal.h"
 #include "segsort_kernels.cuh"
 
+#include <atomic>
+
 /* One array: n keys from keys_in to keys_out (NULL: not wanted, values
  * then present), values of value_size bytes (indices: the values are the
  * input positions, written as uint64_t to values_out). In place allowed. */
@@ -43,6 +45,40 @@ size_t parsum__cuda_sort_scratch_bytes(const parsum__cuda_sort_job &j);
 parsum_status parsum__cuda_sort_run(parsum_context *ctx,
                                     const parsum__cuda_sort_job &j,
                                     void *scratch);
+
+/* Occupancy of a kernel, asked once per device and kept: the query costs
+ * host time on every call otherwise. Dynamic shared memory above the
+ * default limit is granted on the same miss. */
+struct parsum__cuda_occupancy_cache {
+    std::atomic<long long> v{-1}; /* device << 32 | blocks per SM */
+};
+
+inline parsum_status parsum__cuda_occupancy(parsum_context *ctx,
+                                            parsum__cuda_occupancy_cache &c,
+                                            const void *kernel, int block,
+                                            size_t smem, int *per_sm)
+{
+    const int dev = parsum__cuda_st(ctx)->device;
+    const long long v = c.v.load(std::memory_order_relaxed);
+    if (v >= 0 && (int)(v >> 32) == dev) {
+        *per_sm = (int)(v & 0xFFFFFFFFll);
+        return PARSUM_OK;
+    }
+    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+    int n = 0;
+    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &n, kernel, block, smem));
+    if (n < 1)
+        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
+                            "%s: a sort kernel of %d threads and %zu bytes "
+                            "of shared memory cannot run on device %d",
+                            parsum__cuda_st(ctx)->api, block, smem, dev);
+    c.v.store((long long)dev << 32 | n, std::memory_order_relaxed);
+    *per_sm = n;
+    return PARSUM_OK;
+}
 
 /* The fields of a block or warp sort's arguments (parsum_sk::bs_args,
  * ws_args) that come from the job: keys, values, n, order, value

@@ -9,8 +9,6 @@
 
 #include "sort_host.h"
 
-#include <atomic>
-
 namespace parsum_sortos {
 
 using namespace parsum_sk;
@@ -26,38 +24,6 @@ struct os_layout {
     size_t bytes;  /* everything */
 };
 
-/* Occupancy of a kernel, asked once per device and kept: the query costs
- * host time on every call otherwise. Dynamic shared memory above the
- * default limit is granted on the same miss. */
-struct occupancy_cache {
-    std::atomic<long long> v{-1}; /* device << 32 | blocks per SM */
-};
-
-inline parsum_status occupancy(parsum_context *ctx, occupancy_cache &c,
-                               const void *kernel, int block, size_t smem,
-                               int *per_sm)
-{
-    const int dev = parsum__cuda_st(ctx)->device;
-    const long long v = c.v.load(std::memory_order_relaxed);
-    if (v >= 0 && (int)(v >> 32) == dev) {
-        *per_sm = (int)(v & 0xFFFFFFFFll);
-        return PARSUM_OK;
-    }
-    PARSUM_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-    int n = 0;
-    PARSUM_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             &n, kernel, block, smem));
-    if (n < 1)
-        return parsum__fail(ctx, PARSUM_ERR_INTERNAL,
-                            "%s: a sort kernel of %d threads and %zu bytes "
-                            "of shared memory cannot run on device %d",
-                            parsum__cuda_st(ctx)->api, block, smem, dev);
-    c.v.store((long long)dev << 32 | n, std::memory_order_relaxed);
-    *per_sm = n;
-    return PARSUM_OK;
-}
 
 /* Every pass and portion of one sort, launched with variant VAR (KD: as
  * onesweep_kernel's). */
@@ -69,9 +35,10 @@ parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
     constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items,
                                           P.match);
     const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR, KD>);
-    static occupancy_cache cache;
+    static parsum__cuda_occupancy_cache cache;
     int per_sm = 0;
-    parsum_status s = occupancy(ctx, cache, k, P.block, smem, &per_sm);
+    parsum_status s =
+        parsum__cuda_occupancy(ctx, cache, k, P.block, smem, &per_sm);
     if (s != PARSUM_OK)
         return s;
     parsum__cuda_state *st = parsum__cuda_st(ctx);
