@@ -1310,8 +1310,11 @@ PARSUM_API parsum_status parsum_context_cuda_device(const parsum_context *ctx,
  * arena is reused by the next call). While the stream is capturing
  * (cudaStreamBeginCapture), calls zero their look-back state in the
  * captured work instead of tagging it with the call, so that every replay
- * of the graph starts from clean state. Errors: a stream of another device
- * (PARSUM_ERR_INVALID_ARGUMENT). */
+ * of the graph starts from clean state. A call that waits for the device
+ * before it returns cannot be captured: one that writes a count or total
+ * to host memory (give it device memory instead), and parsum_segmented_sort,
+ * which reads its segments' classification back. Errors: a stream of
+ * another device (PARSUM_ERR_INVALID_ARGUMENT). */
 PARSUM_API parsum_status parsum_context_set_cuda_stream(parsum_context *ctx,
                                                         void *stream);
 PARSUM_API parsum_status parsum_context_cuda_stream(const parsum_context *ctx,
