@@ -51,6 +51,31 @@ int forced_variant()
     return v;
 }
 
+/* Descriptors variant 5's look-back reads per step: 1 or the variant's
+ * lbw (sort_os.cuh, passes_t). Measured at 2^28 keys (NOTES 11): one a
+ * step makes a pass of 4-byte keys 2-3 % faster on an H100 (u32 keys
+ * 1.01x -> 1.03-1.04x CUB, u32/u32 pairs 0.90-0.91x -> 0.93x) and u32
+ * pairs on an H200 (1.06x -> 1.09x): such a pass is bound by memory, and
+ * the window's extra loads are L2 traffic. 8-byte keys (u64 on the H200
+ * 1.18x -> 1.14x) and sorts of up to 2^24 keys (2^20 keys; the 2^20-key
+ * segments of a segmented sort) keep the wider window, whose walks cover
+ * the tiles in flight in fewer round trips.
+ * PARSUM_CUDA_SORT_LOOKBACK=1 (or 4) forces a window (tests, measurements). */
+u32 lookback_window(u64 n, u64 ks, u32 lbw)
+{
+    static const long forced = [] {
+        const char *e = getenv("PARSUM_CUDA_SORT_LOOKBACK");
+        if (e == nullptr || *e == '\0')
+            return 0L;
+        char *end = nullptr;
+        const long x = strtol(e, &end, 10);
+        return *end == '\0' && x >= 1 ? x : 0L;
+    }();
+    if (forced > 0)
+        return forced == 1 ? 1u : lbw;
+    return ks <= 4 && n > ((u64)1 << 24) ? 1u : lbw;
+}
+
 int variant_for(const parsum__cuda_sort_job &j, int vmode)
 {
     const int ks = (int)key_bytes(j);
@@ -271,6 +296,8 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
      * size, so that the tests reach that path without that many keys. */
     static const bool pos32_on = parsum__cuda_env_on("PARSUM_CUDA_SORT_POS32");
     a.pos32 = j.n <= ((u64)1 << 32) && pos32_on ? 1u : 0u;
+    a.lbw = var == 5 ? lookback_window(j.n, ks, (u32)os_variant_of(var).lbw)
+                     : (u32)os_variant_of(var).lbw;
     return passes_var(ctx, var, (int)ks, vmode, a, L, j.n);
 }
 

@@ -76,7 +76,8 @@ struct tile_policy {
  *          of 32 for random 8-bit digits); 1 with one ballot per digit
  *          bit, a fixed cost; 2 with a shared-memory OR of lane bits
  *          per digit (warp_rank_or), fewer instructions than 1.
- *   lbw:   look-back window: predecessors' descriptors read per step.
+ *   lbw:   look-back window: predecessors' descriptors read per step
+ *          (variant 5 also has kernels reading one: os_args.lbw).
  * Variant 0 is compiled for every key and value layout; the others only
  * for the layouts that the benchmarks time (os_variant_built). */
 struct os_policy {
@@ -237,6 +238,7 @@ struct os_args {
     u32 fold_copy;
     const u32 *copy;
     u32 pos32; /* every output position fits 32 bits (n <= 2^32) */
+    u32 lbw;   /* host side: 1 launches the one-step look-back kernels */
 };
 
 #if defined(__CUDACC__)

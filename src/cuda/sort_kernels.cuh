@@ -277,7 +277,7 @@ static __global__ void sort_copy_kernel(copy_args a)
 /* 4. One onesweep pass over one portion                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Dynamic shared memory of onesweep_kernel<K, V, VAR, KD>, byte offsets.
+/* Dynamic shared memory of onesweep_kernel<K, V, VAR, ..>, byte offsets.
  * wbins: the warps' digit counters (match 2: RADIX + 1 words per
  * half-warp, warp_rank_or). exch: the locally sorted keys, then values.
  * With match 2 the two share one region: the counters are dead once
@@ -378,8 +378,10 @@ __device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
 }
 
 /* KD 1: the keys are integers (KC_UNSIGNED or KC_SIGNED), digits by
- * int_digit_fn; KD 0: any class, by digit_fn. */
-template <class K, int V, int VAR, int KD>
+ * int_digit_fn; KD 0: any class, by digit_fn. LBW: descriptors the
+ * look-back reads a step (the policy's lbw, or 1: sort.cu,
+ * lookback_window). */
+template <class K, int V, int VAR, int KD, int LBW>
 __global__ void
 __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
                   onesweep_policy((int)sizeof(K), V, VAR).min_blocks)
@@ -604,7 +606,7 @@ __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,
         if (tid < RADIX) {
             u64 excl = 0;
             if (tile > 0) {
-                excl = look_back<P.lbw>(desc, tile);
+                excl = look_back<LBW>(desc, tile);
                 parsum_k::st_status(desc + (u64)tile * RADIX + tid,
                                     ST_INC | (u32)(excl + cnt));
             }

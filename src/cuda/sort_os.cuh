@@ -25,16 +25,17 @@ struct os_layout {
 };
 
 
-/* Every pass and portion of one sort, launched with variant VAR (KD: as
- * onesweep_kernel's). */
-template <class K, int V, int VAR, int KD = 0>
-parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
-                       u64 n)
+/* Every pass and portion of one sort, launched with variant VAR (KD and
+ * LBW: as onesweep_kernel's). */
+template <class K, int V, int VAR, int KD, int LBW>
+parsum_status launch_passes(parsum_context *ctx, os_args a,
+                            const os_layout &L, u64 n)
 {
     constexpr os_policy P = onesweep_policy((int)sizeof(K), V, VAR);
     constexpr size_t smem = onesweep_smem((int)sizeof(K), V, P.block, P.items,
                                           P.match);
-    const void *k = reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR, KD>);
+    const void *k =
+        reinterpret_cast<const void *>(onesweep_kernel<K, V, VAR, KD, LBW>);
     static parsum__cuda_occupancy_cache cache;
     int per_sm = 0;
     parsum_status s =
@@ -53,12 +54,28 @@ parsum_status passes_t(parsum_context *ctx, os_args a, const os_layout &L,
             a.num_tiles = (u32)((a.count + L.tile - 1) / L.tile);
             const unsigned grid =
                 (unsigned)(a.num_tiles < resident ? a.num_tiles : resident);
-            onesweep_kernel<K, V, VAR, KD>
+            onesweep_kernel<K, V, VAR, KD, LBW>
                 <<<grid, P.block, smem, st->stream>>>(a);
             PARSUM_CUDA_TRY(ctx, cudaGetLastError());
         }
     }
     return PARSUM_OK;
+}
+
+/* The passes with the policy's look-back window, or with one descriptor
+ * a step where the host asks for it (a.lbw == 1; variant 5's 4-byte keys
+ * only, the layouts measured faster so). The window is a template
+ * parameter, not a run-time one: a run-time window cost the u32 keys'
+ * 56-register kernel more spills and 3-4 % on an H100. */
+template <class K, int V, int VAR, int KD = 0>
+parsum_status passes_t(parsum_context *ctx, const os_args &a,
+                       const os_layout &L, u64 n)
+{
+    constexpr int W = onesweep_policy((int)sizeof(K), V, VAR).lbw;
+    if constexpr (VAR == 5 && W > 1 && sizeof(K) <= 4)
+        if (a.lbw == 1u)
+            return launch_passes<K, V, VAR, KD, 1>(ctx, a, L, n);
+    return launch_passes<K, V, VAR, KD, W>(ctx, a, L, n);
 }
 
 /* Variant VAR's passes, KD as onesweep_kernel's, for a layout that
