@@ -35,24 +35,30 @@ size_t key_bytes(const parsum__cuda_sort_job &j)
     return parsum_dtype_size(j.key_dtype);
 }
 
+/* The integer in environment variable `name` if it is one in [lo, hi],
+ * else -1 (unset included): the measurement switches below. */
+long env_int(const char *name, long lo, long hi)
+{
+    const char *e = getenv(name);
+    if (e == nullptr || *e == '\0')
+        return -1;
+    char *end = nullptr;
+    const long x = strtol(e, &end, 10);
+    return *end == '\0' && x >= lo && x <= hi ? x : -1;
+}
+
 /* PARSUM_SORT_VARIANT=<N>: run onesweep variant N (os_variant_of) for
  * every n where it is built for the layout; read once. Unset or out of
  * range: the default choice below. */
 int forced_variant()
 {
-    static const int v = [] {
-        const char *e = getenv("PARSUM_SORT_VARIANT");
-        if (e == nullptr || *e == '\0')
-            return -1;
-        char *end = nullptr;
-        const long x = strtol(e, &end, 10);
-        return *end == '\0' && x >= 0 && x < OS_VARIANTS ? (int)x : -1;
-    }();
+    static const int v = (int)env_int("PARSUM_SORT_VARIANT", 0, OS_VARIANTS - 1);
     return v;
 }
 
-/* Descriptors variant 5's look-back reads per step: 1 or the variant's
- * lbw (sort_os.cuh, passes_t). Measured at 2^28 keys (NOTES 11): one a
+/* 1: the onesweep look-back reads one descriptor a step, in the kernels
+ * built so (variant 5's 4-byte keys: sort_os.cuh, passes_t); 0: the
+ * variant's window (lbw). Measured at 2^28 keys (NOTES 11): one a
  * step makes a pass of 4-byte keys 2-3 % faster on an H100 (u32 keys
  * 1.01x -> 1.03-1.04x CUB, u32/u32 pairs 0.90-0.91x -> 0.93x) and u32
  * pairs on an H200 (1.06x -> 1.09x): such a pass is bound by memory, and
@@ -61,19 +67,12 @@ int forced_variant()
  * segments of a segmented sort) keep the wider window, whose walks cover
  * the tiles in flight in fewer round trips.
  * PARSUM_CUDA_SORT_LOOKBACK=1 (or 4) forces a window (tests, measurements). */
-u32 lookback_window(u64 n, u64 ks, u32 lbw)
+u32 lookback_one_step(u64 n, u64 ks)
 {
-    static const long forced = [] {
-        const char *e = getenv("PARSUM_CUDA_SORT_LOOKBACK");
-        if (e == nullptr || *e == '\0')
-            return 0L;
-        char *end = nullptr;
-        const long x = strtol(e, &end, 10);
-        return *end == '\0' && x >= 1 ? x : 0L;
-    }();
+    static const long forced = env_int("PARSUM_CUDA_SORT_LOOKBACK", 1, 4);
     if (forced > 0)
-        return forced == 1 ? 1u : lbw;
-    return ks <= 4 && n > ((u64)1 << 24) ? 1u : lbw;
+        return forced == 1 ? 1u : 0u;
+    return ks <= 4 && n > ((u64)1 << 24) ? 1u : 0u;
 }
 
 int variant_for(const parsum__cuda_sort_job &j, int vmode)
@@ -296,8 +295,7 @@ parsum_status onesweep(parsum_context *ctx, const parsum__cuda_sort_job &j,
      * size, so that the tests reach that path without that many keys. */
     static const bool pos32_on = parsum__cuda_env_on("PARSUM_CUDA_SORT_POS32");
     a.pos32 = j.n <= ((u64)1 << 32) && pos32_on ? 1u : 0u;
-    a.lbw = var == 5 ? lookback_window(j.n, ks, (u32)os_variant_of(var).lbw)
-                     : (u32)os_variant_of(var).lbw;
+    a.lbw = lookback_one_step(j.n, ks);
     return passes_var(ctx, var, (int)ks, vmode, a, L, j.n);
 }
 

@@ -238,7 +238,8 @@ struct os_args {
     u32 fold_copy;
     const u32 *copy;
     u32 pos32; /* every output position fits 32 bits (n <= 2^32) */
-    u32 lbw;   /* host side: 1 launches the one-step look-back kernels */
+    u32 lbw;   /* host side: 1 launches the one-step look-back kernels
+                * where they are built (sort_os.cuh, passes_t) */
 };
 
 #if defined(__CUDACC__)

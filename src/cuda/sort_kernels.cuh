@@ -380,7 +380,7 @@ __device__ __forceinline__ u64 look_back(const u32 *desc, u32 tile)
 /* KD 1: the keys are integers (KC_UNSIGNED or KC_SIGNED), digits by
  * int_digit_fn; KD 0: any class, by digit_fn. LBW: descriptors the
  * look-back reads a step (the policy's lbw, or 1: sort.cu,
- * lookback_window). */
+ * lookback_one_step). */
 template <class K, int V, int VAR, int KD, int LBW>
 __global__ void
 __launch_bounds__(onesweep_policy((int)sizeof(K), V, VAR).block,

@@ -63,8 +63,9 @@ parsum_status launch_passes(parsum_context *ctx, os_args a,
 }
 
 /* The passes with the policy's look-back window, or with one descriptor
- * a step where the host asks for it (a.lbw == 1; variant 5's 4-byte keys
- * only, the layouts measured faster so). The window is a template
+ * a step where the host asks for it (a.lbw == 1: sort.cu,
+ * lookback_one_step) and such kernels are built: variant 5's 4-byte keys
+ * only, the layouts measured faster so. The window is a template
  * parameter, not a run-time one: a run-time window cost the u32 keys'
  * 56-register kernel more spills and 3-4 % on an H100. */
 template <class K, int V, int VAR, int KD = 0>
