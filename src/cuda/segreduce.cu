@@ -13,6 +13,7 @@
 #include "builtin_ops.cuh"
 #include "segreduce_kernels.cuh"
 #include "segreduce_batches.cuh"
+#include "segreduce_run.cuh"
 
 #include <stdint.h>
 
@@ -116,15 +117,24 @@ __device__ __forceinline__ void segred_walk_tiles(
         u64 kt1 = k1 - k > C::TC ? k + C::TC : k1;
         segred_use_window<T, C>(sm, w, a.offsets, nseg, n, s_end, tid);
         const u64 w0 = segred_wv(w.win, 0, n), w1 = segred_wv(w.win, 1, n);
-        if (w.jmax == 0 || w1 + C::W * (w.st + 1) > kt1) {
-            /* No segment ends in this tile. */
+        const u64 pend = w1 + C::W * (w.st + 1); /* past st's end */
+        if (w.jmax == 0 || pend > kt1) {
+            /* No segment ends in this tile, nor in the tiles after it up
+             * to the one with st's end (or the share's end): one run,
+             * folded as a stream (segreduce_run.cuh). */
+            kt1 = w.jmax == 0 || pend > k1
+                      ? k1
+                      : k + (pend - k - 1) / C::TC * C::TC;
             const u64 q = w0 + C::W * w.st;
             u64 e1 = q <= kt1 ? w0 + (kt1 - q) : w0;
             e1 = e1 < w1 ? e1 : w1;
-            const u64 hi = e1 - w.et > C::TC ? w.et + C::TC : e1;
+            /* Only invalid offsets clamp: the run's elements are at most
+             * its path. */
+            if (e1 > w.et && e1 - w.et > kt1 - k)
+                e1 = w.et + (kt1 - k);
             if (e1 > w.et)
-                facc = segred_fast<T, C>(facc, in, w.et, hi, n, vec, pad, op,
-                                         tid);
+                facc = segred_run<T, C, Op>(sm, w, facc, in, w.et, e1, n, vec,
+                                            pad, op, tid);
             fpend = true;
             w.et = e1;
         } else {

@@ -19,9 +19,10 @@
  * kernel reads on the device: the host never waits for it).
  *
  * Inside a block the path is cut into tiles of TC = 256 x IPT cost. A
- * tile without a segment end (inside a long segment) is a plain reduce:
- * 16-byte loads straight into registers, folded per thread, and one block
- * reduction per run of such tiles. Another tile is staged in shared
+ * run of tiles without a segment end (inside a long segment) is a plain
+ * reduce: 16-byte vectors streamed through shared memory by asynchronous
+ * copies, folded per thread (segreduce_run.cuh), and one block reduction
+ * per run. Another tile is staged in shared
  * memory (elements, and the offsets of the segments it can reach, the
  * "window"); thread t takes the path [t IPT, (t + 1) IPT) of the tile,
  * finds its cut by binary search in the window, folds its elements in
