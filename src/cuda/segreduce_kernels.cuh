@@ -22,9 +22,8 @@
  * run of tiles without a segment end (inside a long segment) is a plain
  * reduce: 16-byte vectors streamed through shared memory by asynchronous
  * copies, folded per thread (segreduce_run.cuh), and one block reduction
- * per run. Another tile is staged in shared
- * memory (elements, and the offsets of the segments it can reach, the
- * "window"); thread t takes the path [t IPT, (t + 1) IPT) of the tile,
+ * per run. Another tile is staged in shared memory (elements, and the
+ * offsets of the segments it can reach, the "window"); thread t takes the path [t IPT, (t + 1) IPT) of the tile,
  * finds its cut by binary search in the window, folds its elements in
  * order, writes the segments that start and end inside it, and hands
  * (partial of its last segment, whether it ended one) to a segmented scan
@@ -275,6 +274,27 @@ __device__ __forceinline__ void segred_load_rows(vec16 (&q)[C::ROWS],
     }
 }
 
+/* acc (+) those of the V elements of vector q, which starts at element
+ * b, that lie in [e0, e1). */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_fold_vec(T acc, const vec16 &q, u64 b,
+                                             u64 e0, u64 e1, const Op &op)
+{
+    T t[C::V];
+    memcpy(t, &q, sizeof t);
+    if (b >= e0 && b + C::V <= e1) {
+#pragma unroll
+        for (u32 v = 0; v < C::V; ++v)
+            acc = op(acc, t[v]);
+    } else {
+#pragma unroll
+        for (u32 v = 0; v < C::V; ++v)
+            if (b + v >= e0 && b + v < e1)
+                acc = op(acc, t[v]);
+    }
+    return acc;
+}
+
 /* acc (+) the elements [e0, e1) (at most TC), each thread folding its
  * vectors r BLOCK + tid of the vector-aligned range, in row order. */
 template <class T, class C, class Op>
@@ -289,21 +309,9 @@ __device__ __forceinline__ T segred_fast(T acc, const T *in, u64 e0, u64 e1,
 #pragma unroll
     for (int r = 0; r < C::ROWS; ++r) {
         const u64 vi = (u64)r * C::BLOCK + (u64)tid;
-        if (vi < nvec) {
-            T t[C::V];
-            memcpy(t, &q[r], sizeof t);
-            const u64 b = a0 + vi * C::V;
-            if (b >= e0 && b + C::V <= e1) {
-#pragma unroll
-                for (u32 v = 0; v < C::V; ++v)
-                    acc = op(acc, t[v]);
-            } else {
-#pragma unroll
-                for (u32 v = 0; v < C::V; ++v)
-                    if (b + v >= e0 && b + v < e1)
-                        acc = op(acc, t[v]);
-            }
-        }
+        if (vi < nvec)
+            acc = segred_fold_vec<T, C>(acc, q[r], a0 + vi * C::V, e0, e1,
+                                        op);
     }
     return acc;
 }

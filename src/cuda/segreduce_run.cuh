@@ -61,6 +61,21 @@ struct segred_run_cfg {
                   "two stages of a warp fit its piece slots");
 };
 
+/* Where this thread's vectors of stage i go in the warp's part wb
+ * (buffer i % 2, row r at 512 r bytes), and the index of its row r. */
+template <class T, class C>
+__device__ __forceinline__ u32 segred_run_slot(u64 i, int tid)
+{
+    return (u32)(i & 1u) * (segred_run_cfg<T, C>::R * 512u) +
+           ((u32)tid & 31u) * 16u;
+}
+
+template <class T, class C>
+__device__ __forceinline__ u64 segred_run_vi(u64 i, u32 r, int tid)
+{
+    return i * segred_run_cfg<T, C>::STAGE + (u64)r * C::BLOCK + (u64)tid;
+}
+
 /* Copies stage i (vectors i STAGE + r BLOCK + tid below nvec, from
  * element a0) into buffer i % 2 of the warp's part wb; commits a group.
  * A vector that n cuts is loaded and stored (see segred_pieces_fill). */
@@ -70,12 +85,10 @@ __device__ __forceinline__ void segred_run_copy(unsigned char *wb,
                                                 u64 nvec, u64 i, u64 n,
                                                 const T &pad, int tid)
 {
-    typedef segred_run_cfg<T, C> RC;
-    unsigned char *dst =
-        wb + (u32)(i & 1u) * (RC::R * 512u) + ((u32)tid & 31u) * 16u;
+    unsigned char *dst = wb + segred_run_slot<T, C>(i, tid);
 #pragma unroll
-    for (u32 r = 0; r < RC::R; ++r) {
-        const u64 vi = i * RC::STAGE + (u64)r * C::BLOCK + (u64)tid;
+    for (u32 r = 0; r < segred_run_cfg<T, C>::R; ++r) {
+        const u64 vi = segred_run_vi<T, C>(i, r, tid);
         if (vi >= nvec)
             break;
         const u64 p = a0 + vi * C::V;
@@ -94,28 +107,15 @@ __device__ __forceinline__ T segred_run_fold(const unsigned char *wb, T acc,
                                              u64 a0, u64 nvec, u64 i, u64 e0,
                                              u64 e1, const Op &op, int tid)
 {
-    typedef segred_run_cfg<T, C> RC;
-    const unsigned char *src =
-        wb + (u32)(i & 1u) * (RC::R * 512u) + ((u32)tid & 31u) * 16u;
+    const unsigned char *src = wb + segred_run_slot<T, C>(i, tid);
 #pragma unroll
-    for (u32 r = 0; r < RC::R; ++r) {
-        const u64 vi = i * RC::STAGE + (u64)r * C::BLOCK + (u64)tid;
+    for (u32 r = 0; r < segred_run_cfg<T, C>::R; ++r) {
+        const u64 vi = segred_run_vi<T, C>(i, r, tid);
         if (vi >= nvec)
             break;
-        const vec16 q = *reinterpret_cast<const vec16 *>(src + r * 512u);
-        T t[C::V];
-        memcpy(t, &q, sizeof t);
-        const u64 b = a0 + vi * C::V;
-        if (b >= e0 && b + C::V <= e1) {
-#pragma unroll
-            for (u32 v = 0; v < C::V; ++v)
-                acc = op(acc, t[v]);
-        } else {
-#pragma unroll
-            for (u32 v = 0; v < C::V; ++v)
-                if (b + v >= e0 && b + v < e1)
-                    acc = op(acc, t[v]);
-        }
+        acc = segred_fold_vec<T, C>(
+            acc, *reinterpret_cast<const vec16 *>(src + r * 512u),
+            a0 + vi * C::V, e0, e1, op);
     }
     return acc;
 }
