@@ -19,7 +19,9 @@
  * 32 piece slots of its threads, segred_tile_pieces), and each thread
  * reads only the vectors it copied itself, so no barrier stands between
  * the copies and the folds: a thread's cp.async.wait_group makes its own
- * copies visible to it.
+ * copies visible to it. Pieces copied ahead into those slots are waited
+ * for by every lane, and a __syncwarp orders those waits before the
+ * run's first copies.
  */
 #ifndef PARSUM_SEGREDUCE_RUN_CUH
 #define PARSUM_SEGREDUCE_RUN_CUH
@@ -180,7 +182,11 @@ __device__ __forceinline__ T segred_run(segred_smem<T> &sm,
         return acc;
     }
     if (w.pf_a0 != ~0ull) {
+        /* The pieces' copies are lane-interleaved (segred_pieces_fill): a
+         * lane's slot may be the target of another lane's copy, so every
+         * lane's wait comes before any lane's new copies. */
         cp_async_wait_all();
+        __syncwarp();
         w.pf_a0 = ~0ull;
     }
     if constexpr (mode == 2)
