@@ -335,10 +335,7 @@ __device__ __noinline__ T segred_bspan(const T *in, u64 lo, u64 hi, u64 n,
     extern __shared__ __align__(16) unsigned char segred_dyn[];
     segred_smem<T> &sm = *reinterpret_cast<segred_smem<T> *>(segred_dyn);
     const Op op{};
-    T v = pad;
-    for (u64 x = lo; x < hi; x += C::TC)
-        v = segred_fast<T, C>(v, in, x, hi - x > C::TC ? x + C::TC : hi, n,
-                              vec, pad, op, tid);
+    const T v = segred_fast_range<T, C>(pad, in, lo, hi, n, vec, pad, op, tid);
     return segred_block_reduce<T, C>(sm, v, tid & 31, tid >> 5, op);
 }
 

@@ -316,6 +316,20 @@ __device__ __forceinline__ T segred_fast(T acc, const T *in, u64 e0, u64 e1,
     return acc;
 }
 
+/* acc (+) the elements [e0, e1), any length: segred_fast a tile at a
+ * time. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_fast_range(T acc, const T *in, u64 e0,
+                                               u64 e1, u64 n, bool vec,
+                                               const T &pad, const Op &op,
+                                               int tid)
+{
+    for (u64 x = e0; x < e1; x += C::TC)
+        acc = segred_fast<T, C>(acc, in, x, e1 - x > C::TC ? x + C::TC : e1,
+                                n, vec, pad, op, tid);
+    return acc;
+}
+
 /* Stages the nvec vectors from element a0 (a multiple of V) into sm.x:
  * element a0 + i at segred_slot(i). */
 template <class T, class C>

@@ -174,13 +174,8 @@ __device__ __forceinline__ T segred_run(segred_smem<T> &sm,
                                         const T &pad, const Op &op, int tid)
 {
     constexpr int mode = segred_run_mode<T>();
-    if (mode == 0 || !vec) {
-        for (u64 x = e0; x < e1; x += C::TC)
-            acc = segred_fast<T, C>(acc, in, x,
-                                    e1 - x > C::TC ? x + C::TC : e1, n, vec,
-                                    pad, op, tid);
-        return acc;
-    }
+    if (mode == 0 || !vec)
+        return segred_fast_range<T, C>(acc, in, e0, e1, n, vec, pad, op, tid);
     if (w.pf_a0 != ~0ull) {
         /* The pieces' copies are lane-interleaved (segred_pieces_fill): a
          * lane's slot may be the target of another lane's copy, so every
