@@ -11,6 +11,7 @@
  */
 #include "cuda_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,8 +238,7 @@ static parsum_status state_attach_device(parsum_context *ctx)
     PARSUM_CUDA_TRY(ctx, cudaMemset(misc, 0, PARSUM__CUDA_MISC_BYTES));
     memset(st->reduce_grid, 0, sizeof st->reduce_grid);
     memset(st->pipe_blocks, 0, sizeof st->pipe_blocks);
-    const char *cap = getenv("PARSUM_CUDA_SCAN_BLOCKS");
-    long v = cap != NULL ? strtol(cap, NULL, 10) : 0;
+    const long v = parsum__cuda_env_int("PARSUM_CUDA_SCAN_BLOCKS", 1, LONG_MAX);
     st->scan_blocks_cap = v > 0 ? (size_t)v : 0;
     return PARSUM_OK;
 }
@@ -387,11 +387,9 @@ static const unsigned TAG_LAST = (1u << 30) - 1;
  * the buffer's periodic zeroing). */
 static unsigned tagged_first(void)
 {
-    const char *e = getenv("PARSUM_CUDA_TAG_FIRST");
-    if (e == NULL)
-        return 0;
-    unsigned long v = strtoul(e, NULL, 10);
-    return v < TAG_LAST ? (unsigned)v : 0;
+    const long v = parsum__cuda_env_int("PARSUM_CUDA_TAG_FIRST", 0,
+                                        (long)TAG_LAST - 1);
+    return v > 0 ? (unsigned)v : 0;
 }
 
 parsum_status parsum__cuda_tagged_status(parsum_context *ctx, int which,
@@ -438,6 +436,16 @@ bool parsum__cuda_env_on(const char *name)
 {
     const char *e = getenv(name);
     return e == NULL || strcmp(e, "0") != 0;
+}
+
+long parsum__cuda_env_int(const char *name, long lo, long hi)
+{
+    const char *e = getenv(name);
+    if (e == NULL || *e == '\0')
+        return -1;
+    char *end = NULL;
+    const long x = strtol(e, &end, 10);
+    return *end == '\0' && x >= lo && x <= hi ? x : -1;
 }
 
 bool parsum__cuda_capturing(parsum_context *ctx)

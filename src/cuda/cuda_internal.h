@@ -181,6 +181,9 @@ bool parsum__cuda_capturing(parsum_context *ctx);
  * `name` is "0", true otherwise (unset included). The switches choose
  * between kernels for measurements and for tests of every path. */
 bool parsum__cuda_env_on(const char *name);
+/* An integer switch of the environment: the value of `name` if it is a
+ * whole decimal integer in [lo, hi], else -1 (unset included). */
+long parsum__cuda_env_int(const char *name, long lo, long hi);
 
 static inline parsum__cuda_state *parsum__cuda_st(parsum_context *ctx)
 {

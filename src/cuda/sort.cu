@@ -35,24 +35,12 @@ size_t key_bytes(const parsum__cuda_sort_job &j)
     return parsum_dtype_size(j.key_dtype);
 }
 
-/* The integer in environment variable `name` if it is one in [lo, hi],
- * else -1 (unset included): the measurement switches below. */
-long env_int(const char *name, long lo, long hi)
-{
-    const char *e = getenv(name);
-    if (e == nullptr || *e == '\0')
-        return -1;
-    char *end = nullptr;
-    const long x = strtol(e, &end, 10);
-    return *end == '\0' && x >= lo && x <= hi ? x : -1;
-}
-
 /* PARSUM_SORT_VARIANT=<N>: run onesweep variant N (os_variant_of) for
  * every n where it is built for the layout; read once. Unset or out of
  * range: the default choice below. */
 int forced_variant()
 {
-    static const int v = (int)env_int("PARSUM_SORT_VARIANT", 0, OS_VARIANTS - 1);
+    static const int v = (int)parsum__cuda_env_int("PARSUM_SORT_VARIANT", 0, OS_VARIANTS - 1);
     return v;
 }
 
@@ -69,7 +57,7 @@ int forced_variant()
  * PARSUM_CUDA_SORT_LOOKBACK=1 (or 4) forces a window (tests, measurements). */
 u32 lookback_one_step(u64 n, u64 ks)
 {
-    static const long forced = env_int("PARSUM_CUDA_SORT_LOOKBACK", 1, 4);
+    static const long forced = parsum__cuda_env_int("PARSUM_CUDA_SORT_LOOKBACK", 1, 4);
     if (forced > 0)
         return forced == 1 ? 1u : 0u;
     return ks <= 4 && n > ((u64)1 << 24) ? 1u : 0u;
