@@ -146,9 +146,10 @@ struct seg_reduce_flags : seg_scan_flags {
  * that the others skip those rules.
  * Rows are 32 V elements, i.e. V words of flags, apart, so every row's
  * window starts at the same bit of its word; all 2 R words are loaded
- * before any is used, their indices clamped to the array's last word
- * instead of branching: a clamped word only supplies bits of positions
- * at or past n, which the rules override. */
+ * before any is used. Where the thread's words may pass the array's end,
+ * their indices are clamped to its last word instead of branching per
+ * load: a clamped word only supplies bits of positions at or past n,
+ * which the rules override. */
 template <int R, int V, bool REV>
 __device__ __forceinline__ void seg_rows(const scan_args &a, u64 m0,
                                          bool edge, u32 (&head)[R],
@@ -159,17 +160,28 @@ __device__ __forceinline__ void seg_rows(const scan_args &a, u64 m0,
     const u64 last = (a.flag_off + a.n - 1) >> 5; /* last word of the array */
     const u64 w0 = b >> 5;
     const u32 sh = (u32)b & 31u;
-    /* word indices relative to w0, at most d (the last word; negative
-     * for a thread whose vectors all lie past n, by at most a tile) */
+    /* the last word's index relative to w0 (negative for a thread whose
+     * vectors all lie past n, by at most a tile) */
     const long long dl = (long long)(last - w0);
-    const int d = dl > (1 << 20) ? (1 << 20) : (int)dl;
     const u32 *f = a.flags + w0;
     u32 lo[R], hi[R];
+    if (!REV && dl > (R - 1) * V + 1) {
+        /* No word past the array: constant offsets from one pointer (the
+         * clamped indices below cost ten instructions a load). Reverse
+         * scans keep the clamps: with both forms ptxas spilled there. */
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const int w = REV ? -(r * V) : r * V;
-        lo[r] = f[min(w, d)];
-        hi[r] = f[min(w + 1, d)];
+        for (int r = 0; r < R; ++r) {
+            lo[r] = f[r * V];
+            hi[r] = f[r * V + 1];
+        }
+    } else {
+        const int d = dl > (1 << 20) ? (1 << 20) : (int)dl;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int w = REV ? -(r * V) : r * V;
+            lo[r] = f[min(w, d)];
+            hi[r] = f[min(w + 1, d)];
+        }
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -228,7 +240,7 @@ __device__ __forceinline__ void store_run(const scan_args &a, u64 k, u64 m,
  * of R rows, in row r lane l holds one vector of V consecutive elements;
  * offset(r) is the memory offset, within the tile, of the first element
  * of this thread's vector in scan row r. */
-template <int R, int V, bool REV, int NWARP>
+template <int R, int V, bool REV, int NWARP, bool ROW_IMM = false>
 struct tile_layout {
     static constexpr u32 WARP_ITEMS = (u32)R * 32u * V;
     static constexpr u32 TILE = (u32)NWARP * WARP_ITEMS;
@@ -237,6 +249,22 @@ struct tile_layout {
     {
         u32 fwd = (u32)warp * WARP_ITEMS + (u32)r * 32u * V + (u32)lane * V;
         return REV ? TILE - V - fwd : fwd;
+    }
+    /* The element of row r of a tile. With ROW_IMM, in a forward tile,
+     * one pointer to row 0 plus a constant: four instructions a row fewer
+     * than offset(r), a u32 sum the compiler must widen and scale anew
+     * for every row. Reverse tiles keep offset(r): the pointer form made
+     * ptxas spill there. Only the segmented pipelined scan sets ROW_IMM,
+     * where it was measured (NOTES section 8, "Instructions"); reduce by
+     * key lost 2 % with it (8 more bytes of spill), and the other kernels
+     * keep offset(r) until measured with it (sm_90, nvcc 13.0). */
+    template <class T>
+    __device__ __forceinline__ T *row(T *base, int r) const
+    {
+        if constexpr (REV || !ROW_IMM)
+            return base + offset(r);
+        else
+            return base + offset(0) + r * 32 * V;
     }
 };
 
@@ -251,7 +279,7 @@ __device__ __forceinline__ void tile_load(T (&y)[R][V], const T *in,
         if (vec_capable(sizeof(T)) && vec) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                load_vec<T, V, REV>(y[r], in + lay.offset(r));
+                load_vec<T, V, REV>(y[r], lay.row(in, r));
         } else {
 #pragma unroll
             for (int r = 0; r < R; ++r)
@@ -282,7 +310,7 @@ __device__ __forceinline__ void tile_store(T *out, const T (&y)[R][V],
         if (vec_capable(sizeof(T)) && vec) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                store_vec<T, V, REV>(out + lay.offset(r), y[r]);
+                store_vec<T, V, REV>(lay.row(out, r), y[r]);
         } else {
 #pragma unroll
             for (int r = 0; r < R; ++r)

@@ -120,6 +120,40 @@ __device__ __forceinline__ T seg_pipe_rows(const T (&y)[R][V], u32 head,
     return wv;
 }
 
+/* The second pass of a segmented pipelined tile: each element's output
+ * (the inclusive fold, or the exclusive one if EXCL or excl) from the
+ * prefix p of the warp's first element (has: p covers at least one
+ * element), the row prefixes ex with their flags kb, and the heads
+ * (seg_pipe_tile). */
+template <bool EXCL, int R, int V, class T, class Op>
+__device__ __forceinline__ void seg_pipe_out(T (&y)[R][V], const T (&ex)[R],
+                                             u32 head, u32 kb, const T &p,
+                                             bool has, int lane, const T &id,
+                                             const Op &op, bool excl)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        T acc = p;
+        bool hr = has;
+        if (r > 0 || lane > 0) {
+            const bool k = (kb >> r) & 1u;
+            acc = (hr && !k) ? op(acc, ex[r]) : ex[r];
+            hr = true;
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const T e = y[r][v];
+            const bool h = (head >> (r * V + v)) & 1u;
+            if (EXCL || excl)
+                y[r][v] = (hr && !h) ? acc : id;
+            acc = (hr && !h) ? op(acc, e) : e;
+            hr = true;
+            if (!(EXCL || excl))
+                y[r][v] = acc;
+        }
+    }
+}
+
 /* The end of a segmented pipelined tile's first half (scan_seg_pipe_kernel,
  * rbk_pipe_kernel): lane 0 of each warp stores the warp's total w, thread
  * 0 whether the tile starts with a head; after the barrier warp 0 folds
@@ -215,7 +249,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     const bool excl = (a.options & OPT_EXCLUSIVE) != 0;
     const bool vec = vec_capable(sizeof(T)) && (a.options & OPT_VEC);
 
-    const tile_layout<R, V, REV, NWARP> lay{warp, lane};
+    const tile_layout<R, V, REV, NWARP, true> lay{warp, lane};
     auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
 
     /* Loads tile t.c and its heads, scans its rows; the warp totals go to
@@ -294,27 +328,20 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
             p = (has && !w.k) ? op(p, w.v) : w.v;
             has = true;
         }
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            T acc = p;
-            bool hr = has;
-            if (r > 0 || lane > 0) {
-                const bool k = (t.kb >> r) & 1u;
-                acc = (hr && !k) ? op(acc, t.ex[r]) : t.ex[r];
-                hr = true;
-            }
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                const T e = t.y[r][v];
-                const bool h = (t.head >> (r * V + v)) & 1u;
-                if (excl)
-                    t.y[r][v] = (hr && !h) ? acc : id;
-                acc = (hr && !h) ? op(acc, e) : e;
-                hr = true;
-                if (!excl)
-                    t.y[r][v] = acc;
-            }
-        }
+        /* Two copies of the fold, one a call takes, instead of a select
+         * of the inclusive or the exclusive value per element: 2.5-4 %
+         * more of the copy bound for i32 and i64 on an H200. The left
+         * fold's kernels (float sums and products) keep the one copy:
+         * there the two lost 5-7 % (NOTES section 8). */
+        if (LOOKBACK == 3)
+            seg_pipe_out<false, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
+                                      id, op, excl);
+        else if (excl)
+            seg_pipe_out<true, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
+                                     id, op, true);
+        else
+            seg_pipe_out<false, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
+                                      id, op, false);
         const u64 base = tile_base(t.c);
         T *out = static_cast<T *>(a.out) + base;
         tile_store<T, R, V, REV>(out, t.y, lay, base + TILE <= a.n,
