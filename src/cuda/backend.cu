@@ -238,7 +238,8 @@ static parsum_status state_attach_device(parsum_context *ctx)
     PARSUM_CUDA_TRY(ctx, cudaMemset(misc, 0, PARSUM__CUDA_MISC_BYTES));
     memset(st->reduce_grid, 0, sizeof st->reduce_grid);
     memset(st->pipe_blocks, 0, sizeof st->pipe_blocks);
-    const long v = parsum__cuda_env_int("PARSUM_CUDA_SCAN_BLOCKS", 1, LONG_MAX);
+    const long v =
+        parsum__cuda_env_int("PARSUM_CUDA_SCAN_BLOCKS", 1, LONG_MAX);
     st->scan_blocks_cap = v > 0 ? (size_t)v : 0;
     return PARSUM_OK;
 }

@@ -189,7 +189,8 @@ int tile_keys(const parsum_k::select_kargs &ka, int G)
 {
     /* PARSUM_CUDA_SELECT_TILE=0 in the environment runs select_kernel for
      * everything (for measurements against the first design). */
-    static const bool tile_on = parsum__cuda_env_on("PARSUM_CUDA_SELECT_TILE");
+    static const bool tile_on =
+        parsum__cuda_env_on("PARSUM_CUDA_SELECT_TILE");
     if (!tile_on)
         return -1;
     const bool word_keys = ka.keys != NULL && ka.key_word == ka.key_size &&

@@ -40,7 +40,8 @@ size_t key_bytes(const parsum__cuda_sort_job &j)
  * range: the default choice below. */
 int forced_variant()
 {
-    static const int v = (int)parsum__cuda_env_int("PARSUM_SORT_VARIANT", 0, OS_VARIANTS - 1);
+    static const int v =
+        (int)parsum__cuda_env_int("PARSUM_SORT_VARIANT", 0, OS_VARIANTS - 1);
     return v;
 }
 
@@ -57,7 +58,8 @@ int forced_variant()
  * PARSUM_CUDA_SORT_LOOKBACK=1 (or 4) forces a window (tests, measurements). */
 u32 lookback_one_step(u64 n, u64 ks)
 {
-    static const long forced = parsum__cuda_env_int("PARSUM_CUDA_SORT_LOOKBACK", 1, 4);
+    static const long forced =
+        parsum__cuda_env_int("PARSUM_CUDA_SORT_LOOKBACK", 1, 4);
     if (forced > 0)
         return forced == 1 ? 1u : 0u;
     return ks <= 4 && n > ((u64)1 << 24) ? 1u : 0u;
