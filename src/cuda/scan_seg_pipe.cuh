@@ -121,11 +121,11 @@ __device__ __forceinline__ T seg_pipe_rows(const T (&y)[R][V], u32 head,
 }
 
 /* The second pass of a segmented pipelined tile: each element's output
- * (the inclusive fold, or the exclusive one if EXCL or excl) from the
- * prefix p of the warp's first element (has: p covers at least one
- * element), the row prefixes ex with their flags kb, and the heads
- * (seg_pipe_tile). */
-template <bool EXCL, int R, int V, class T, class Op>
+ * (the inclusive fold, or the exclusive one if excl) from the prefix p of
+ * the warp's first element (has: p covers at least one element), the row
+ * prefixes ex with their flags kb, and the heads (seg_pipe_tile). Inlined
+ * with a constant excl, it is a copy without the per-element select. */
+template <int R, int V, class T, class Op>
 __device__ __forceinline__ void seg_pipe_out(T (&y)[R][V], const T (&ex)[R],
                                              u32 head, u32 kb, const T &p,
                                              bool has, int lane, const T &id,
@@ -144,11 +144,11 @@ __device__ __forceinline__ void seg_pipe_out(T (&y)[R][V], const T (&ex)[R],
         for (int v = 0; v < V; ++v) {
             const T e = y[r][v];
             const bool h = (head >> (r * V + v)) & 1u;
-            if (EXCL || excl)
+            if (excl)
                 y[r][v] = (hr && !h) ? acc : id;
             acc = (hr && !h) ? op(acc, e) : e;
             hr = true;
-            if (!(EXCL || excl))
+            if (!excl)
                 y[r][v] = acc;
         }
     }
@@ -334,14 +334,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
          * fold's kernels (float sums and products) keep the one copy:
          * there the two lost 5-7 % (NOTES section 8). */
         if (LOOKBACK == 3)
-            seg_pipe_out<false, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
-                                      id, op, excl);
+            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, excl);
         else if (excl)
-            seg_pipe_out<true, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
-                                     id, op, true);
+            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, true);
         else
-            seg_pipe_out<false, R, V>(t.y, t.ex, t.head, t.kb, p, has, lane,
-                                      id, op, false);
+            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, false);
         const u64 base = tile_base(t.c);
         T *out = static_cast<T *>(a.out) + base;
         tile_store<T, R, V, REV>(out, t.y, lay, base + TILE <= a.n,

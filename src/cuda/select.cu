@@ -24,7 +24,6 @@
 
 #include "select_tile.cuh"
 
-#include <stdlib.h>
 #include <string.h>
 
 using parsum_k::u32;

@@ -20,7 +20,6 @@
  */
 #include "sort_os.cuh"
 
-#include <stdlib.h>
 
 using namespace parsum_sk;
 using namespace parsum_sortos;
