@@ -199,6 +199,12 @@ __host__ __device__ constexpr int seg_pipe_rows_for(u64 size)
     return size == 8 ? PARSUM_K_SEG_PIPE_ROWS8 : pipe_rows(size);
 }
 
+/* Whether scan_seg_pipe_kernel tries each tile's look-back early, while
+ * the next tile loads (early_prefix; 0 for measurements). */
+#ifndef PARSUM_K_SEG_EARLY
+#define PARSUM_K_SEG_EARLY 1
+#endif
+
 __host__ __device__ constexpr int seg_pipe_min_blocks(u64 size)
 {
     return size == 8 ? PARSUM_K_SEG_PIPE_BLOCKS8 : 2;
@@ -239,6 +245,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     const seg_or_op<T, Op> sop{};
     __shared__ u32 s_tile;
     __shared__ u32 s_lead[2]; /* per buffer: the tile starts with a head */
+    __shared__ u32 s_cb[2];   /* per buffer: its tile number */
+    __shared__ u32 s_hh[2];   /* per buffer: the tile holds a head */
+    __shared__ u32 s_xc;      /* the tile whose X(c) early_prefix found */
     __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(S)];
     S *s_wtot = reinterpret_cast<S *>(s_raw); /* [2][NWARP] */
     S *s_x = s_wtot + 2 * NWARP;
@@ -252,6 +261,34 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     const tile_layout<R, V, REV, NWARP, true> lay{warp, lane};
     auto tile_base = [&](u32 c) { return pipe_tile_base<REV, TILE>(a, c); };
 
+    /* Warp 0, while a tile's loads are in flight: the tile loaded before
+     * it (pending, in buffer pb, finished next) takes its X(c) now if the
+     * tile before it, c - 1, has published an inclusive prefix: X(c) is
+     * then that prefix (the value every look-back here returns when c - 1
+     * is inclusive, the left fold's bits included). So short segments,
+     * whose tiles nearly all follow a tile with a head, take the
+     * look-back's round trip off the path from one tile's loads to the
+     * next's (NOTES section 8, "The look-back while the next tile
+     * loads"). Tried only when the pending tile holds a head, and so has
+     * published its inclusive prefix already: inside long segments the
+     * peek would fail every time, and its round trip cost one segment of
+     * n 1-2 % of the copy bound. */
+    auto early_prefix = [&](int pb) {
+        const u32 pc = s_cb[pb];
+        bool ok = false;
+        if (pc != ~0u && s_hh[pb] != 0u && pc > 0u && s_lead[pb] == 0u) {
+            S v;
+            if (peek(a.agg, a.agg_status, (u64)pc - 1u, v, a.tag) ==
+                GROUP_INCL) {
+                ok = true;
+                if (lane == 0)
+                    *s_x = v;
+            }
+        }
+        if (lane == 0)
+            s_xc = ok ? pc : ~0u;
+    };
+
     /* Loads tile t.c and its heads, scans its rows; the warp totals go to
      * s_wtot[buf]. Ends with a barrier, after which warp 0 has the
      * aggregate and has published it. */
@@ -263,6 +300,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         u32 hr[R], tr[R];
         seg_rows<R, V, REV>(a, base + lay.offset(0),
                             base == 0 || !(base + TILE < a.n), hr, tr);
+        if (PARSUM_K_SEG_EARLY && warp == 0)
+            early_prefix(buf ^ 1);
+        if (tid == 0)
+            s_cb[buf] = t.c;
         t.head = 0u;
 #pragma unroll
         for (int r = 0; r < R; ++r)
@@ -295,9 +336,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
             s_wtot, s_lead, buf, warp, lane, S{wv, wk ? 1u : 0u}, t.head, sop);
         /* With a head in the tile the aggregate is the inclusive prefix;
          * tile 0's is inclusive anyway. */
-        if (warp == 0 && lane == 0)
+        if (warp == 0 && lane == 0) {
             publish(a.agg, a.agg_status, t.c,
                     (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
+            s_hh[buf] = g.k;
+        }
     };
     /* The aggregate of the tile whose warp totals are in s_wtot[buf]
      * (seg_pipe_aggregate's fold, again). */
@@ -309,7 +352,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
      * scans and stores it. */
     auto finish = [&](tile_t &t, int buf) {
         const bool lead = s_lead[buf] != 0u;
-        if (warp == 0 && t.c > 0 && !lead) {
+        if (warp == 0 && t.c > 0 && !lead &&
+            !(PARSUM_K_SEG_EARLY && s_xc == t.c)) {
             const S xc = pipe_lookback<LOOKBACK>(a, t.c, tile_agg(buf),
                                                  S{pad, 0u}, lane, sop);
             if (lane == 0)
@@ -345,6 +389,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
                                  a.n - base, vec, excl, id);
     };
 
+    if (tid == 0) { /* before the first claim's barrier */
+        s_cb[0] = s_cb[1] = ~0u;
+        s_hh[0] = s_hh[1] = 0u;
+        s_xc = ~0u;
+    }
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
                                  finish, a.tile_base);
 }
