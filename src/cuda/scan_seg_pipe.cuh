@@ -245,8 +245,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     const seg_or_op<T, Op> sop{};
     __shared__ u32 s_tile;
     __shared__ u32 s_lead[2]; /* per buffer: the tile starts with a head */
-    __shared__ u32 s_cb[2];   /* per buffer: its tile number */
-    __shared__ u32 s_hh[2];   /* per buffer: the tile holds a head */
+    __shared__ u32 s_try[2];  /* per buffer: its tile, for early_prefix */
     __shared__ u32 s_xc;      /* the tile whose X(c) early_prefix found */
     __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(S)];
     S *s_wtot = reinterpret_cast<S *>(s_raw); /* [2][NWARP] */
@@ -274,9 +273,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
      * peek would fail every time, and its round trip cost one segment of
      * n 1-2 % of the copy bound. */
     auto early_prefix = [&](int pb) {
-        const u32 pc = s_cb[pb];
+        const u32 pc = s_try[pb]; /* ~0u: not to be tried */
         bool ok = false;
-        if (pc != ~0u && s_hh[pb] != 0u && pc > 0u && s_lead[pb] == 0u) {
+        if (pc != ~0u) {
             S v;
             if (peek(a.agg, a.agg_status, (u64)pc - 1u, v, a.tag) ==
                 GROUP_INCL) {
@@ -302,8 +301,6 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
                             base == 0 || !(base + TILE < a.n), hr, tr);
         if (PARSUM_K_SEG_EARLY && warp == 0)
             early_prefix(buf ^ 1);
-        if (tid == 0)
-            s_cb[buf] = t.c;
         t.head = 0u;
 #pragma unroll
         for (int r = 0; r < R; ++r)
@@ -339,7 +336,8 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         if (warp == 0 && lane == 0) {
             publish(a.agg, a.agg_status, t.c,
                     (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
-            s_hh[buf] = g.k;
+            /* tried early: a tile with a head that needs a prefix */
+            s_try[buf] = (g.k && t.c > 0 && !(t.head & 1u)) ? t.c : ~0u;
         }
     };
     /* The aggregate of the tile whose warp totals are in s_wtot[buf]
@@ -390,8 +388,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     };
 
     if (tid == 0) { /* before the first claim's barrier */
-        s_cb[0] = s_cb[1] = ~0u;
-        s_hh[0] = s_hh[1] = 0u;
+        s_try[0] = s_try[1] = ~0u;
         s_xc = ~0u;
     }
     two_tile_loop<tile_t, false>(a.num_tiles, a.counter, s_tile, load_local,
