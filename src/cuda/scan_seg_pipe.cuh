@@ -268,10 +268,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
      * whose tiles nearly all follow a tile with a head, take the
      * look-back's round trip off the path from one tile's loads to the
      * next's (NOTES section 8, "The look-back while the next tile
-     * loads"). Tried only when the pending tile holds a head, and so has
-     * published its inclusive prefix already: inside long segments the
-     * peek would fail every time, and its round trip cost one segment of
-     * n 1-2 % of the copy bound. */
+     * loads"). Tried only when the pending tile holds a head but does not
+     * start with one (s_try): such a tile has published its inclusive
+     * prefix already, so nothing else waits for its look-back, and
+     * inside long segments c - 1 is seldom inclusive in time. */
     auto early_prefix = [&](int pb) {
         const u32 pc = s_try[pb]; /* ~0u: not to be tried */
         bool ok = false;
