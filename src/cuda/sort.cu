@@ -20,7 +20,6 @@
  */
 #include "sort_os.cuh"
 
-
 using namespace parsum_sk;
 using namespace parsum_sortos;
 using parsum_cu::aux_grid;
