@@ -25,6 +25,8 @@ typedef struct parsum_bench_args {
     parsum_op op;
     unsigned flags;     /* PARSUM_EXCLUSIVE | PARSUM_REVERSE (scan only) */
     int inplace;        /* scan with out == in */
+    int misalign;       /* CPU scans: values in and out at PB_MISALIGN
+                           bytes past a 64-byte boundary */
     int reps;           /* timed runs per measurement; 0 = choose (>= 5) */
     int threads;        /* CPU threads; 0 = the library's default */
     int json;           /* 1: one JSON object per line instead of a table */

@@ -330,14 +330,14 @@ static void print_json(FILE *out, const bench_data *d, const bench_result *r)
     fprintf(out,
             "{\"what\":\"%s\",\"backend\":\"cpu\",\"cpu\":\"%s\","
             "\"n\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"exclusive\":%s,"
-            "\"reverse\":%s,\"inplace\":%s,\"threads\":%d,\"reps\":%d,"
-            "\"bytes\":%.0f,",
+            "\"reverse\":%s,\"inplace\":%s,\"misalign\":%s,\"threads\":%d,"
+            "\"reps\":%d,\"bytes\":%.0f,",
             g->what, pb_cpu_model(), d->n, parsum_dtype_name(g->dtype),
             parsum_op_name(g->op),
             (g->flags & PARSUM_EXCLUSIVE) ? "true" : "false",
             (g->flags & PARSUM_REVERSE) ? "true" : "false",
-            d->is_scan && g->inplace ? "true" : "false", d->threads, r->reps,
-            pb);
+            d->is_scan && g->inplace ? "true" : "false",
+            g->misalign ? "true" : "false", d->threads, r->reps, pb);
     fprintf(out,
             "\"parsum_ms\":%.4f,\"parsum_gbs\":%.3f,\"serial_ms\":%.4f,"
             "\"serial_gbs\":%.3f,\"copy_ms\":%.4f,\"copy_gbs\":%.3f,"
@@ -363,10 +363,11 @@ static void print_header(FILE *out, const bench_data *d, size_t n_shown)
             n_shown ? pb_format_count(n_shown, nbuf, sizeof nbuf) : "sweep",
             parsum_dtype_name(g->dtype), parsum_op_name(g->op));
     if (d->is_scan)
-        fprintf(out, ", %s%s%s",
+        fprintf(out, ", %s%s%s%s",
                 (g->flags & PARSUM_EXCLUSIVE) ? "exclusive" : "inclusive",
                 (g->flags & PARSUM_REVERSE) ? ", reverse" : "",
-                g->inplace ? ", in place" : "");
+                g->inplace ? ", in place" : "",
+                g->misalign ? ", values at 64k+16 bytes" : "");
     fprintf(out, "\nbackend cpu (%s), %d threads\n", pb_cpu_model(), d->threads);
 }
 
@@ -433,9 +434,10 @@ static int bench_size(bench_data *d, size_t n, int row, int first_row,
     }
     d->bytes = n * d->size;
     d->a = d->b = NULL;
-    parsum_status st = parsum_alloc(d->ctx, &d->a, d->bytes);
+    size_t shift = g->misalign ? PB_MISALIGN : 0;
+    parsum_status st = pb_alloc_shifted(d->ctx, &d->a, d->bytes, shift);
     if (st == PARSUM_OK)
-        st = parsum_alloc(d->ctx, &d->b, d->bytes);
+        st = pb_alloc_shifted(d->ctx, &d->b, d->bytes, shift);
     if (st != PARSUM_OK) {
         report_error(d, st);
         goto done;
@@ -455,8 +457,8 @@ static int bench_size(bench_data *d, size_t n, int row, int first_row,
     rc = 0;
 done:
     pb_scrub_free(&d->scrub);
-    parsum_free(d->ctx, d->a);
-    parsum_free(d->ctx, d->b);
+    pb_free_shifted(d->ctx, d->a, shift);
+    pb_free_shifted(d->ctx, d->b, shift);
     return rc;
 }
 

@@ -386,10 +386,11 @@ static void print_header(FILE *out, const seg_bench *d)
             pb_format_count(d->n, nbuf, sizeof nbuf),
             parsum_dtype_name(g->dtype), parsum_op_name(g->op));
     if (d->is_scan)
-        fprintf(out, ", %s%s%s",
+        fprintf(out, ", %s%s%s%s",
                 (g->flags & PARSUM_EXCLUSIVE) ? "exclusive" : "inclusive",
                 (g->flags & PARSUM_REVERSE) ? ", reverse" : "",
-                g->inplace ? ", in place" : "");
+                g->inplace ? ", in place" : "",
+                g->misalign ? ", values at 64k+16 bytes" : "");
     if (d->kind == SEGSCAN)
         fprintf(out, ", segments as %s",
                 g->seg_offsets ? "offsets" : "packed flags");
@@ -428,14 +429,15 @@ static void print_json(FILE *out, const seg_bench *d, pb_seg_dist dist,
     fprintf(out,
             "{\"what\":\"%s\",\"backend\":\"cpu\",\"cpu\":\"%s\",\"n\":%zu,"
             "\"dtype\":\"%s\",\"op\":\"%s\",\"exclusive\":%s,\"reverse\":%s,"
-            "\"inplace\":%s,\"segments\":\"%s\",\"seg_kind\":\"%s\","
+            "\"inplace\":%s,\"misalign\":%s,\"segments\":\"%s\","
+            "\"seg_kind\":\"%s\","
             "\"count\":%zu,\"threads\":%d,\"reps\":%d,\"bytes\":%.0f,",
             g->what, pb_cpu_model(), d->n, parsum_dtype_name(g->dtype),
             parsum_op_name(g->op),
             (g->flags & PARSUM_EXCLUSIVE) ? "true" : "false",
             (g->flags & PARSUM_REVERSE) ? "true" : "false",
             d->is_scan && g->inplace ? "true" : "false",
-            pb_seg_dist_name(dist),
+            g->misalign ? "true" : "false", pb_seg_dist_name(dist),
             d->kind == SEGSCAN ? (g->seg_offsets ? "offsets" : "flags")
                                : (d->kind == SEGREDUCE ? "offsets" : "keys"),
             d->kind == REDUCEBYKEY ? d->runs : d->nseg, d->threads, r->reps,
@@ -485,6 +487,12 @@ static int bench_dist(seg_bench *d, pb_seg_dist dist, FILE *out)
     return 0;
 }
 
+/* Where the values in and out start past a 64-byte boundary. */
+static size_t value_shift(const seg_bench *d)
+{
+    return d->args->misalign ? PB_MISALIGN : 0;
+}
+
 static int alloc_all(seg_bench *d)
 {
     size_t n = d->n;
@@ -498,7 +506,8 @@ static int alloc_all(seg_bench *d)
     for (int i = 0; i < 6; i++) {
         if (bytes[i] == 0)
             continue;
-        parsum_status st = parsum_alloc(d->ctx, &p[i], bytes[i]);
+        parsum_status st = pb_alloc_shifted(d->ctx, &p[i], bytes[i],
+                                            i < 2 ? value_shift(d) : 0);
         if (st != PARSUM_OK)
             return report_error(d, st);
     }
@@ -515,7 +524,7 @@ static void free_all(seg_bench *d)
 {
     void *p[6] = {d->a, d->b, d->offsets, d->flags, d->keys, d->keys_out};
     for (int i = 0; i < 6; i++)
-        parsum_free(d->ctx, p[i]);
+        pb_free_shifted(d->ctx, p[i], i < 2 ? value_shift(d) : 0);
 }
 
 static int kind_of(const char *what)

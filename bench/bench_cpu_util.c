@@ -419,3 +419,17 @@ uint64_t pb_checksum(const void *p, size_t bytes, int threads)
         total += pb_hash64((uint64_t)b[i] ^ ((uint64_t)i << 8));
     return total;
 }
+
+parsum_status pb_alloc_shifted(parsum_context *ctx, void **p, size_t bytes,
+                               size_t shift)
+{
+    void *base = NULL;
+    parsum_status st = parsum_alloc(ctx, &base, bytes + (shift ? 64 : 0));
+    *p = st == PARSUM_OK ? (char *)base + shift : NULL;
+    return st;
+}
+
+void pb_free_shifted(parsum_context *ctx, void *p, size_t shift)
+{
+    parsum_free(ctx, p != NULL ? (char *)p - shift : NULL);
+}

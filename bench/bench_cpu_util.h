@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <parsum.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +54,15 @@ void pb_copy(void *dst, const void *src, size_t bytes, int threads);
 void pb_copy_stream(void *dst, const void *src, size_t bytes, int threads);
 /* 1 if pb_copy_stream really uses non-temporal stores here. */
 int pb_have_stream_copy(void);
+
+/* Where a large malloc block starts in glibc (16 bytes past a page): the
+ * offset of the values with `parsum bench --misalign`. */
+#define PB_MISALIGN 16
+/* parsum_alloc of bytes, returned `shift` bytes past its start (shift <
+ * 64); pb_free_shifted takes the same shift back. */
+parsum_status pb_alloc_shifted(parsum_context *ctx, void **p, size_t bytes,
+                               size_t shift);
+void pb_free_shifted(parsum_context *ctx, void *p, size_t shift);
 
 /* Reads every 64-bit word of src (bytes rounded down to 8) on `threads`
  * threads (1 MiB chunks) and returns their wrapping sum, so the loads

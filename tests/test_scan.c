@@ -4,7 +4,8 @@
  * combinations (inclusive/exclusive x forward/reverse), out of place and in
  * place, at sizes that hit every boundary of the CPU backend's chunking
  * (0..3, 31..33, chunk +-1, 2 and 3 chunks, around 8 chunks), primes and,
- * unless PARSUM_TEST_QUICK is set, 10^6 and 10^7.
+ * unless PARSUM_TEST_QUICK is set, 10^6 and 10^7. Outputs that start off
+ * a vector boundary, with guards around them.
  *
  * Why: the backends cut the input into chunks, lanes and sub-chunks and
  * stitch the pieces together; off-by-one and carry bugs show only at some
@@ -119,6 +120,63 @@ static void test_scan_case(void **state)
         tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
         check_input(c->dtype, c->op, in, n, "exact", &failures);
         free(in);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Outputs that start off a vector boundary (malloc gives 16 bytes): every
+ * misalignment by whole elements within 64 bytes, each flag combination,
+ * over three chunks of the CPU backend and a tail. Large outputs are
+ * streamed, and the aligned stores are then cut across the blocks
+ * (kernels_type.inc, FN(sink)); run under PARSUM_CPU_STREAM_BYTES=0 (the
+ * _stream tests) that path is taken here. The guards around the output
+ * catch a vector written past a chunk's end. */
+static void test_misaligned_out(void **state)
+{
+    (void)state;
+    static const parsum_dtype dts[] = {PARSUM_U8,  PARSUM_I16, PARSUM_I32,
+                                       PARSUM_F32, PARSUM_I64, PARSUM_F64};
+    size_t failures = 0;
+    char what[200];
+    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
+        parsum_dtype d = dts[t];
+        size_t es = parsum_dtype_size(d), n = 3 * tu_chunk(es) + 77;
+        tu_rng r = tu_rng_for(d, PARSUM_SUM, n, TU_DATA_EXACT);
+        unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es),
+                      *got = tu_malloc(n * es);
+        tu_fill(&r, d, PARSUM_SUM, TU_DATA_EXACT, in, n);
+        void *din = tu_dev_alloc(n * es);
+        tu_upload(din, in, n * es);
+        for (int f = 0; f < 4; f++) {
+            parsum__ref_scan(in, want, n, d, PARSUM_SUM, all_flags[f]);
+            for (size_t shift = es; shift < 64; shift += es) {
+                tu_shifted o = tu_shifted_alloc(n * es, shift);
+                snprintf(what, sizeof what, "scan %s %s sum %s n=%zu out at "
+                         "64k+%zu bytes", parsum_backend_name(tu_backend),
+                         parsum_dtype_name(d), tu_flags_name(all_flags[f]), n,
+                         shift);
+                parsum_status st = parsum_scan(tu_ctx, din, o.out, n, d,
+                                               PARSUM_SUM, all_flags[f]);
+                if (st != PARSUM_OK) {
+                    tu_report(&failures, "  %s: returned %s: %s\n", what,
+                              parsum_status_name(st),
+                              parsum_last_error(tu_ctx));
+                } else {
+                    tu_download(got, o.out, n * es);
+                    if (tu_compare(d, want, got, n, NULL, what) != 0)
+                        failures++;
+                    size_t bad = tu_shifted_guards(&o);
+                    if (bad != 0)
+                        tu_report(&failures, "  %s: %zu guard bytes "
+                                  "written\n", what, bad);
+                }
+                tu_shifted_free(&o);
+            }
+        }
+        tu_dev_free(din);
+        free(in);
+        free(want);
+        free(got);
     }
     assert_int_equal(failures, 0);
 }
@@ -417,6 +475,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_reduce_result_in_context_memory),
     cmocka_unit_test(test_ten_million),
     cmocka_unit_test(test_state_reuse),
+    cmocka_unit_test(test_misaligned_out),
 };
 
 PARSUM_TEST_MAIN(test_scan)

@@ -23,7 +23,8 @@
  * (the one-segment distribution) meet in every combination.
  *
  * Runs of one-element segments longer than a CPU chunk, broken by empty
- * and longer segments (the CPU's all-heads chunks).
+ * and longer segments (the CPU's all-heads chunks). Outputs that start
+ * off a vector boundary, with guards around them.
  *
  * Also: the notes' worked example (parsum.h) on every dtype against its
  * literal expected output; float SUM with rounding inputs bit-identical
@@ -332,6 +333,75 @@ static void test_seg_scan_one_element_runs(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Outputs that start off a vector boundary, as in test_scan.c's
+ * test_misaligned_out: every misalignment by whole elements within 64
+ * bytes, each flag combination, segments of 1 to 8 elements (blocks with
+ * heads) and one segment (blocks without), over three CPU chunks and a
+ * tail; guards around the output. */
+static void test_seg_scan_misaligned_out(void **state)
+{
+    (void)state;
+    static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_I16, PARSUM_F32,
+                                       PARSUM_I64};
+    static const tseg_dist dists[] = {TSEG_RAND8, TSEG_ONE};
+    size_t failures = 0;
+    char what[200];
+    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
+        parsum_dtype d = dts[t];
+        size_t es = parsum_dtype_size(d), n = 3 * tu_chunk(es) + 77;
+        tu_rng r = tu_rng_for(d, PARSUM_SUM, n, 0x5a11);
+        unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es),
+                      *got = tu_malloc(n * es);
+        tu_fill(&r, d, PARSUM_SUM, TU_DATA_EXACT, in, n);
+        void *din = tu_dev_alloc(n * es);
+        tu_upload(din, in, n * es);
+        for (size_t k = 0; k < 2; k++) {
+            uint64_t *off;
+            size_t nseg = tseg_offsets(&r, dists[k], n, &off), nwords;
+            uint32_t *fl = tseg_flags(&r, off, nseg, n, 0, &nwords);
+            tseg_desc desc;
+            tseg_desc_flags(&desc, fl, nwords, 0);
+            for (int f = 0; f < 4; f++) {
+                TU_OK(parsum__ref_seg_scan(in, want, n, d, PARSUM_SUM, NULL,
+                                           &desc.host, all_flags[f]));
+                for (size_t shift = es; shift < 64; shift += es) {
+                    tu_shifted o = tu_shifted_alloc(n * es, shift);
+                    snprintf(what, sizeof what, "segmented_scan %s %s sum %s "
+                             "%s n=%zu out at 64k+%zu bytes",
+                             parsum_backend_name(tu_backend),
+                             parsum_dtype_name(d), tu_flags_name(all_flags[f]),
+                             tseg_dist_name(dists[k]), n, shift);
+                    parsum_status st = parsum_segmented_scan(
+                        tu_ctx, din, o.out, n, d, PARSUM_SUM, &desc.dev,
+                        all_flags[f]);
+                    if (st != PARSUM_OK) {
+                        tu_report(&failures, "  %s: returned %s: %s\n", what,
+                                  parsum_status_name(st),
+                                  parsum_last_error(tu_ctx));
+                    } else {
+                        tu_download(got, o.out, n * es);
+                        if (tu_compare(d, want, got, n, NULL, what) != 0)
+                            failures++;
+                        size_t bad = tu_shifted_guards(&o);
+                        if (bad != 0)
+                            tu_report(&failures, "  %s: %zu guard bytes "
+                                      "written\n", what, bad);
+                    }
+                    tu_shifted_free(&o);
+                }
+            }
+            tseg_desc_free(&desc);
+            free(fl);
+            free(off);
+        }
+        tu_dev_free(din);
+        free(in);
+        free(want);
+        free(got);
+    }
+    assert_int_equal(failures, 0);
+}
+
 /* Float MIN/MAX with NaN runs: NaN operands are ignored within a segment,
  * and an all-NaN segment stays NaN. */
 static void test_seg_scan_nan(void **state)
@@ -608,6 +678,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seg_scan_long_sizes),
     cmocka_unit_test(test_seg_scan_tiles),
     cmocka_unit_test(test_seg_scan_one_element_runs),
+    cmocka_unit_test(test_seg_scan_misaligned_out),
     cmocka_unit_test(test_seg_scan_nan),
     cmocka_unit_test(test_determinism),
     cmocka_unit_test(test_determinism_grids),

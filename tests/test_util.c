@@ -392,6 +392,37 @@ void tu_dev_poison(void *dev, size_t bytes)
     free(h);
 }
 
+tu_shifted tu_shifted_alloc(size_t bytes, size_t shift)
+{
+    tu_shifted s;
+    size_t total = 2 * TU_GUARD + shift + bytes;
+    s.base = tu_dev_alloc(total); /* parsum_alloc: 64-byte aligned */
+    s.out = s.base + TU_GUARD + shift;
+    s.bytes = bytes;
+    s.shift = shift;
+    tu_dev_poison(s.base, total);
+    return s;
+}
+
+size_t tu_shifted_guards(const tu_shifted *s)
+{
+    size_t lo = TU_GUARD + s->shift, total = lo + s->bytes + TU_GUARD;
+    unsigned char *h = tu_malloc(total);
+    tu_download(h, s->base, total);
+    size_t bad = 0;
+    for (size_t i = 0; i < total; i++)
+        if ((i < lo || i >= lo + s->bytes) && h[i] != TU_POISON)
+            bad++;
+    free(h);
+    return bad;
+}
+
+void tu_shifted_free(tu_shifted *s)
+{
+    tu_dev_free(s->base);
+    s->base = s->out = NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Comparison                                                                */
 /* ------------------------------------------------------------------------ */

@@ -117,6 +117,19 @@ void tu_upload(void *dev, const void *host, size_t bytes);
 void tu_download(void *host, const void *dev, size_t bytes); /* syncs first */
 void tu_dev_poison(void *dev, size_t bytes);
 
+/* An output of `bytes` bytes in context memory that starts `shift` bytes
+ * past a 64-byte boundary, with TU_GUARD poisoned bytes on either side;
+ * all of it poisoned. tu_shifted_guards counts the guard bytes a call
+ * changed (0 when it wrote only inside the output). */
+#define TU_GUARD 256
+typedef struct tu_shifted {
+    unsigned char *base, *out;
+    size_t bytes, shift;
+} tu_shifted;
+tu_shifted tu_shifted_alloc(size_t bytes, size_t shift);
+size_t tu_shifted_guards(const tu_shifted *s);
+void tu_shifted_free(tu_shifted *s);
+
 /* A CUDA context whose pipelined scans run on a grid of at most `cap`
  * blocks (PARSUM_CUDA_SCAN_BLOCKS, read when a context is set up; unset
  * again here), to move every tile's look-back; NULL for cap "" (no cap:

@@ -65,6 +65,14 @@
 #define PARSUM__STREAM_FENCE() _mm_sfence()
 #endif
 
+/* A vector of the variant's width as 4-byte lanes: streamed stores are cut
+ * across blocks in 4-byte units whatever the element (kernels_type.inc,
+ * FN(sink)), because a shuffle of 1- or 2-byte lanes by an index known
+ * only at run time has no instruction below AVX-512 VBMI. */
+typedef uint32_t parsum__v32 __attribute__((vector_size(PARSUM__VEC_BYTES)));
+typedef int32_t parsum__v32_idx __attribute__((vector_size(PARSUM__VEC_BYTES)));
+enum { PARSUM__V32_LANES = PARSUM__VEC_BYTES / 4 };
+
 
 /* One include per dtype: T is the element, W the scalar arithmetic type,
  * VT the vector lane type (unsigned for integers: defined wrap-around),

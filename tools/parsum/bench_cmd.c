@@ -86,7 +86,8 @@ static int takes_seg(const char *what)
                                   !selects_elements(what));
 }
 
-/* A scan of some kind (takes --exclusive, --reverse, --inplace). */
+/* A scan of some kind (takes --exclusive, --reverse, --inplace,
+ * --misalign). */
 static int is_scan_like(const char *what)
 {
     return strcmp(what, "scan") == 0 || strcmp(what, "segscan") == 0 ||
@@ -102,6 +103,8 @@ static int parse_flag(const char *arg, parsum_bench_args *a)
         a->flags |= PARSUM_REVERSE;
     else if (strcmp(arg, "--inplace") == 0)
         a->inplace = 1;
+    else if (strcmp(arg, "--misalign") == 0)
+        a->misalign = 1;
     else if (strcmp(arg, "--json") == 0)
         a->json = 1;
     else
@@ -288,9 +291,13 @@ static int parse_args(int argc, char **argv, parsum_bench_args *a,
         if (m == 0)
             return cli_usage_error("bench: unknown option '%s'", argv[i]);
     }
-    if (!is_scan_like(a->what) && (a->flags != 0 || a->inplace))
-        return cli_usage_error("bench %s: --exclusive, --reverse and "
-                               "--inplace apply to scans only",
+    if (!is_scan_like(a->what) && (a->flags != 0 || a->inplace ||
+                                   a->misalign))
+        return cli_usage_error("bench %s: --exclusive, --reverse, "
+                               "--inplace and --misalign apply to scans only",
+                               a->what);
+    if (a->misalign && *backend == PARSUM_BACKEND_CUDA)
+        return cli_usage_error("bench %s: --misalign is for the CPU backend",
                                a->what);
     if (!takes_seg(a->what) && (a->seg_dist >= 0 || a->seg_kind_set))
         return cli_usage_error("bench %s: --seg and --seg-kind apply to the "

@@ -141,6 +141,8 @@ void cli_usage_bench(void)
         "  --exclusive  exclusive scan (default inclusive)\n"
         "  --reverse    backward scan, from the last element\n"
         "  --inplace    scan with out == in\n"
+        "  --misalign   CPU: values in and out 16 bytes past a 64-byte\n"
+        "               boundary, where malloc puts large blocks\n"
         "segmented benchmarks, unique and rle:\n"
         "  --seg D      segment (run) lengths: len1, len1-8, one, powerlaw,\n"
         "               uniform1000, or all (default: each in turn)\n"
