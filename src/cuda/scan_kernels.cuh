@@ -281,11 +281,18 @@ __device__ __forceinline__ void tile_load(T (&y)[R][V], const T *in,
             for (int r = 0; r < R; ++r)
                 load_vec<T, V, REV>(y[r], lay.row(in, r));
         } else {
+            /* Through the row's pointer, as load_vec: indexed by
+             * offset(r) + (V - 1 - v), nvcc 13.0 widened the reverse
+             * offset's u32 difference before adding the constant, and
+             * read 2^32 elements past the tile (sm_90, 4-byte elements
+             * off a 16-byte boundary; test_misaligned_out). */
 #pragma unroll
-            for (int r = 0; r < R; ++r)
+            for (int r = 0; r < R; ++r) {
+                const T *p = lay.row(in, r);
 #pragma unroll
                 for (int v = 0; v < V; ++v)
-                    y[r][v] = in[lay.offset(r) + (REV ? V - 1 - v : v)];
+                    y[r][v] = p[REV ? V - 1 - v : v];
+            }
         }
     } else {
 #pragma unroll
@@ -311,12 +318,14 @@ __device__ __forceinline__ void tile_store(T *out, const T (&y)[R][V],
 #pragma unroll
             for (int r = 0; r < R; ++r)
                 store_vec<T, V, REV>(lay.row(out, r), y[r]);
-        } else {
+        } else { /* through the row's pointer: see tile_load */
 #pragma unroll
-            for (int r = 0; r < R; ++r)
+            for (int r = 0; r < R; ++r) {
+                T *p = lay.row(out, r);
 #pragma unroll
                 for (int v = 0; v < V; ++v)
-                    out[lay.offset(r) + (REV ? V - 1 - v : v)] = y[r][v];
+                    p[REV ? V - 1 - v : v] = y[r][v];
+            }
         }
     } else {
 #pragma unroll
