@@ -126,11 +126,12 @@ static void test_scan_case(void **state)
 
 /* Outputs that start off a vector boundary (malloc gives 16 bytes): every
  * misalignment by whole elements within 64 bytes, each flag combination,
- * over three chunks of the CPU backend and a tail. Large outputs are
- * streamed, and the aligned stores are then cut across the blocks
- * (kernels_type.inc, FN(sink)); run under PARSUM_CPU_STREAM_BYTES=0 (the
- * _stream tests) that path is taken here. The guards around the output
- * catch a vector written past a chunk's end. */
+ * over nine chunks of the CPU backend (two threads or more) and a tail.
+ * Large outputs are streamed, and the aligned stores are then cut across
+ * the blocks (kernels_type.inc, FN(sink)); run under
+ * PARSUM_CPU_STREAM_BYTES=0 (the _stream tests) that path is taken here.
+ * The guards around the output catch a vector written past a chunk's
+ * end. */
 static void test_misaligned_out(void **state)
 {
     (void)state;
@@ -140,7 +141,7 @@ static void test_misaligned_out(void **state)
     char what[200];
     for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
         parsum_dtype d = dts[t];
-        size_t es = parsum_dtype_size(d), n = 3 * tu_chunk(es) + 77;
+        size_t es = parsum_dtype_size(d), n = 9 * tu_chunk(es) + 77;
         tu_rng r = tu_rng_for(d, PARSUM_SUM, n, TU_DATA_EXACT);
         unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es),
                       *got = tu_malloc(n * es);

@@ -336,8 +336,8 @@ static void test_seg_scan_one_element_runs(void **state)
 /* Outputs that start off a vector boundary, as in test_scan.c's
  * test_misaligned_out: every misalignment by whole elements within 64
  * bytes, each flag combination, segments of 1 to 8 elements (blocks with
- * heads) and one segment (blocks without), over three CPU chunks and a
- * tail; guards around the output. */
+ * heads) and one segment (blocks without), over nine CPU chunks (two
+ * threads or more) and a tail; guards around the output. */
 static void test_seg_scan_misaligned_out(void **state)
 {
     (void)state;
@@ -348,7 +348,7 @@ static void test_seg_scan_misaligned_out(void **state)
     char what[200];
     for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
         parsum_dtype d = dts[t];
-        size_t es = parsum_dtype_size(d), n = 3 * tu_chunk(es) + 77;
+        size_t es = parsum_dtype_size(d), n = 9 * tu_chunk(es) + 77;
         tu_rng r = tu_rng_for(d, PARSUM_SUM, n, 0x5a11);
         unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es),
                       *got = tu_malloc(n * es);
