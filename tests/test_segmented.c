@@ -374,19 +374,8 @@ static void test_seg_scan_misaligned_out(void **state)
                     parsum_status st = parsum_segmented_scan(
                         tu_ctx, din, o.out, n, d, PARSUM_SUM, &desc.dev,
                         all_flags[f]);
-                    if (st != PARSUM_OK) {
-                        tu_report(&failures, "  %s: returned %s: %s\n", what,
-                                  parsum_status_name(st),
-                                  parsum_last_error(tu_ctx));
-                    } else {
-                        tu_download(got, o.out, n * es);
-                        if (tu_compare(d, want, got, n, NULL, what) != 0)
-                            failures++;
-                        size_t bad = tu_shifted_guards(&o);
-                        if (bad != 0)
-                            tu_report(&failures, "  %s: %zu guard bytes "
-                                      "written\n", what, bad);
-                    }
+                    tu_check_shifted(st, &o, d, want, got, n, what,
+                                     &failures);
                     tu_shifted_free(&o);
                 }
             }

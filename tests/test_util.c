@@ -417,6 +417,23 @@ size_t tu_shifted_guards(const tu_shifted *s)
     return bad;
 }
 
+void tu_check_shifted(parsum_status st, const tu_shifted *o, parsum_dtype d,
+                      const void *want, void *got, size_t n,
+                      const char *what, size_t *failures)
+{
+    if (st != PARSUM_OK) {
+        tu_report(failures, "  %s: returned %s: %s\n", what,
+                  parsum_status_name(st), parsum_last_error(tu_ctx));
+        return;
+    }
+    tu_download(got, o->out, n * parsum_dtype_size(d));
+    if (tu_compare(d, want, got, n, NULL, what) != 0)
+        (*failures)++;
+    size_t bad = tu_shifted_guards(o);
+    if (bad != 0)
+        tu_report(failures, "  %s: %zu guard bytes written\n", what, bad);
+}
+
 void tu_shifted_free(tu_shifted *s)
 {
     tu_dev_free(s->base);

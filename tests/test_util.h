@@ -129,6 +129,13 @@ typedef struct tu_shifted {
 tu_shifted tu_shifted_alloc(size_t bytes, size_t shift);
 size_t tu_shifted_guards(const tu_shifted *s);
 void tu_shifted_free(tu_shifted *s);
+/* The checks of a call that wrote n elements of d to o->out and returned
+ * st: st is PARSUM_OK, the output equals want bit for bit and no guard
+ * byte changed. Each failure is reported with `what` and counted in
+ * *failures; got is host scratch of n elements. */
+void tu_check_shifted(parsum_status st, const tu_shifted *o, parsum_dtype d,
+                      const void *want, void *got, size_t n,
+                      const char *what, size_t *failures);
 
 /* A CUDA context whose pipelined scans run on a grid of at most `cap`
  * blocks (PARSUM_CUDA_SCAN_BLOCKS, read when a context is set up; unset
