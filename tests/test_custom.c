@@ -2,7 +2,8 @@
  * test_custom.c - parsum_scan_custom and parsum_reduce_custom against the
  * serial reference (parsum__ref_scan_custom / parsum__ref_reduce_custom),
  * all four flag combinations, out of place and in place, outputs poisoned,
- * at the chunk boundaries of the custom element size.
+ * at the chunk boundaries of the custom element size; and inputs and
+ * outputs off a 16-byte boundary, with guards around them.
  *
  * The operators are associative but NOT commutative, so any swap of
  * operands (a reverse scan combining in the wrong order, a carry applied
@@ -320,6 +321,64 @@ static void test_custom_case(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Inputs and outputs off a 16-byte boundary (aligned to the element's
+ * fields only, 4 bytes here), every flag combination, over nine CPU
+ * chunks (two threads or more) and the GPU's pipelined tiles, guards
+ * around the output: the custom scans share the built-in scans' tile
+ * code, whose reverse element-wise path once read out of bounds on such
+ * pointers (test_scan.c, test_misaligned_out). */
+static void test_custom_misaligned(void **state)
+{
+    (void)state;
+    static const custom_case cases[] = {{"aff32", &aff32_op, aff32_fill_es, 0},
+                                        {"pt3", &pt3_op, pt3_fill_es, 0}};
+    static const size_t shifts[][2] = {{4, 12}, {20, 4}, {12, 36}};
+    size_t failures = 0;
+    char what[200];
+    for (size_t c = 0; c < 2; c++) {
+        const parsum_custom_op *op = cases[c].op;
+        if (!custom_supported(op))
+            continue;
+        size_t es = op->elem_size, n = 9 * tu_chunk(es) + 77;
+        tu_rng r = tu_rng_for(es, n, 0x5a11, c);
+        unsigned char *in = tu_malloc(n * es), *want = tu_malloc(n * es),
+                      *got = tu_malloc(n * es);
+        cases[c].fill(&r, in, n, es);
+        for (size_t k = 0; k < 3; k++) {
+            tu_shifted i = tu_shifted_alloc(n * es, shifts[k][0]);
+            tu_upload(i.out, in, n * es);
+            for (int f = 0; f < 4; f++) {
+                TU_OK(parsum__ref_scan_custom(in, want, n, op, all_flags[f]));
+                tu_shifted o = tu_shifted_alloc(n * es, shifts[k][1]);
+                snprintf(what, sizeof what, "scan_custom %s %s %s n=%zu in "
+                         "at 64k+%zu, out at 64k+%zu bytes",
+                         parsum_backend_name(tu_backend), cases[c].name,
+                         tu_flags_name(all_flags[f]), n, shifts[k][0],
+                         shifts[k][1]);
+                parsum_status st = parsum_scan_custom(tu_ctx, i.out, o.out, n,
+                                                      op, all_flags[f]);
+                if (st != PARSUM_OK) {
+                    tu_report(&failures, "  %s: returned %s: %s\n", what,
+                              parsum_status_name(st),
+                              parsum_last_error(tu_ctx));
+                } else {
+                    tu_download(got, o.out, n * es);
+                    check_mismatch(what, want, got, n, es, &failures);
+                    if (tu_shifted_guards(&o) + tu_shifted_guards(&i) != 0)
+                        tu_report(&failures, "  %s: guard bytes written\n",
+                                  what);
+                }
+                tu_shifted_free(&o);
+            }
+            tu_shifted_free(&i);
+        }
+        free(in);
+        free(want);
+        free(got);
+    }
+    assert_int_equal(failures, 0);
+}
+
 #define CC(NAME, MAXN) \
     {"custom_" #NAME, test_custom_case, NULL, NULL, \
      &(custom_case){#NAME, &NAME##_op, NAME##_fill_es, MAXN}}
@@ -332,6 +391,7 @@ static const struct CMUnitTest tests[] = {
     CC(wide128, 20000),
     CC(wide256, 20000),
     CC(wide1024, 3000),
+    cmocka_unit_test(test_custom_misaligned),
 };
 
 PARSUM_TEST_MAIN(test_custom)
