@@ -229,6 +229,41 @@ parsum_dtype tmis_raw_dtype(size_t es)
                    : es == 4 ? PARSUM_U32 : PARSUM_U64;
 }
 
+/* ---- rounds ------------------------------------------------------------- */
+
+void tmis_each_round(size_t a, size_t b,
+                     void (*fn)(size_t n, size_t round, void *arg),
+                     void *arg)
+{
+    size_t sizes[2];
+    tmis_sizes_for(a < b ? a : b, sizes);
+    for (size_t j = 0; j < 2; j++)
+        for (size_t round = 0; round < tmis_rounds_for(a, b); round++)
+            fn(sizes[j], round, arg);
+}
+
+/* A case of a test of one dtype as its callback gets it: the dtype and
+ * the test's count of failures. */
+typedef struct one_dt {
+    parsum_dtype d;
+    size_t *failures;
+} one_dt;
+
+/* tmis_each_round for each of the count dtypes of dts, whose calls also
+ * hold elements of `other` bytes (0: none), with the dtype's one_dt as
+ * fn's arg; returns the failures. */
+static size_t each_dtype(const parsum_dtype *dts, size_t count, size_t other,
+                         void (*fn)(size_t n, size_t round, void *arg))
+{
+    size_t failures = 0;
+    for (size_t t = 0; t < count; t++) {
+        one_dt a = {dts[t], &failures};
+        size_t es = parsum_dtype_size(dts[t]);
+        tmis_each_round(es, other > 0 ? other : es, fn, &a);
+    }
+    return failures;
+}
+
 /* ---- reduce ------------------------------------------------------------- */
 
 static void check_reduce(parsum_dtype d, size_t n, size_t round,
@@ -255,19 +290,20 @@ static void check_reduce(parsum_dtype d, size_t n, size_t round,
     free(in);
 }
 
+/* The dtypes of the reduce and segmented reduce tests. */
+static const parsum_dtype reduce_dts[] = {PARSUM_U8, PARSUM_I32, PARSUM_F64};
+static const size_t n_reduce_dts = sizeof reduce_dts / sizeof reduce_dts[0];
+
+static void reduce_round(size_t n, size_t round, void *arg)
+{
+    const one_dt *a = arg;
+    check_reduce(a->d, n, round, a->failures);
+}
+
 static void test_reduce(void **state)
 {
     (void)state;
-    static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_I32, PARSUM_F64};
-    size_t failures = 0;
-    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
-        size_t es = parsum_dtype_size(dts[t]), sizes[2];
-        tmis_sizes_for(es, sizes);
-        for (size_t k = 0; k < 2; k++)
-            for (size_t round = 0; round < tmis_rounds_for(es, es); round++)
-                check_reduce(dts[t], sizes[k], round, &failures);
-    }
-    assert_int_equal(failures, 0);
+    assert_int_equal(each_dtype(reduce_dts, n_reduce_dts, 0, reduce_round), 0);
 }
 
 /* ---- segmented reduce --------------------------------------------------- */
@@ -306,25 +342,29 @@ static void check_seg_reduce(parsum_dtype d, tseg_dist dist, size_t n,
     free(in);
 }
 
+static void seg_reduce_round(size_t n, size_t round, void *arg)
+{
+    static const tseg_dist dists[] = {TSEG_RAND8, TSEG_POWER};
+    const one_dt *a = arg;
+    for (size_t j = 0; j < 2; j++)
+        check_seg_reduce(a->d, dists[j], n, round, a->failures);
+}
+
 static void test_segmented_reduce(void **state)
 {
     (void)state;
-    static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_I32, PARSUM_F64};
-    static const tseg_dist dists[] = {TSEG_RAND8, TSEG_POWER};
-    size_t failures = 0;
-    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
-        size_t es = parsum_dtype_size(dts[t]), sizes[2];
-        tmis_sizes_for(es, sizes);
-        for (size_t k = 0; k < 2; k++)
-            for (size_t round = 0; round < tmis_rounds_for(es, es); round++)
-                for (size_t j = 0; j < 2; j++)
-                    check_seg_reduce(dts[t], dists[j], sizes[k], round,
-                                     &failures);
-    }
-    assert_int_equal(failures, 0);
+    assert_int_equal(
+        each_dtype(reduce_dts, n_reduce_dts, 0, seg_reduce_round), 0);
 }
 
 /* ---- scan_by_key and reduce_by_key -------------------------------------- */
+
+/* A case of test_by_key as its callback gets it: key and value dtypes,
+ * and the test's count of failures. */
+typedef struct by_key_case {
+    parsum_dtype kd, vd;
+    size_t *failures;
+} by_key_case;
 
 static const unsigned all_flags[4] = {
     PARSUM_INCLUSIVE, PARSUM_EXCLUSIVE, PARSUM_REVERSE,
@@ -414,6 +454,16 @@ static void check_reduce_by_key(const keyed *k, size_t *failures)
     free(wv);
 }
 
+static void by_key_round(size_t n, size_t round, void *arg)
+{
+    const by_key_case *c = arg;
+    keyed k;
+    tmis_keyed_make(&k, c->kd, c->vd, n, round);
+    check_scan_by_key(&k, c->failures);
+    check_reduce_by_key(&k, c->failures);
+    tmis_keyed_free(&k);
+}
+
 static void test_by_key(void **state)
 {
     (void)state;
@@ -422,19 +472,9 @@ static void test_by_key(void **state)
                                             {PARSUM_I32, PARSUM_U8}};
     size_t failures = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        size_t ks = parsum_dtype_size(cases[c][0]);
-        size_t vs = parsum_dtype_size(cases[c][1]), sizes[2];
-        tmis_sizes_for(ks < vs ? ks : vs, sizes);
-        for (size_t j = 0; j < 2; j++) {
-            for (size_t round = 0; round < tmis_rounds_for(ks, vs); round++) {
-                keyed k;
-                tmis_keyed_make(&k, cases[c][0], cases[c][1], sizes[j],
-                                round);
-                check_scan_by_key(&k, &failures);
-                check_reduce_by_key(&k, &failures);
-                tmis_keyed_free(&k);
-            }
-        }
+        by_key_case a = {cases[c][0], cases[c][1], &failures};
+        tmis_each_round(parsum_dtype_size(a.kd), parsum_dtype_size(a.vd),
+                        by_key_round, &a);
     }
     assert_int_equal(failures, 0);
 }
@@ -520,19 +560,20 @@ static void check_histogram(parsum_dtype sd, size_t n, size_t round,
     free(samples);
 }
 
+static void histogram_round(size_t n, size_t round, void *arg)
+{
+    const one_dt *a = arg;
+    check_histogram(a->d, n, round, a->failures);
+}
+
 static void test_histogram(void **state)
 {
     (void)state;
     static const parsum_dtype dts[] = {PARSUM_U8, PARSUM_I32};
-    size_t failures = 0;
-    for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
-        size_t es = parsum_dtype_size(dts[t]), sizes[2];
-        tmis_sizes_for(es, sizes);
-        for (size_t k = 0; k < 2; k++)
-            for (size_t round = 0; round < tmis_rounds_for(es, 8); round++)
-                check_histogram(dts[t], sizes[k], round, &failures);
-    }
-    assert_int_equal(failures, 0);
+    /* Rounds for the samples and 8-byte elements (the counts). */
+    assert_int_equal(each_dtype(dts, sizeof dts / sizeof dts[0], 8,
+                                histogram_round),
+                     0);
 }
 
 /* ---- sorting ------------------------------------------------------------ */
@@ -647,6 +688,25 @@ static void check_sort(const sorts *s, sort_kind kind, size_t *failures)
     free(wp);
 }
 
+/* A case of test_sort as its callback gets it: key dtype, value bytes
+ * (0: none) and the test's count of failures. */
+typedef struct sort_case {
+    parsum_dtype kd;
+    size_t vs;
+    size_t *failures;
+} sort_case;
+
+static void sort_round(size_t n, size_t round, void *arg)
+{
+    const sort_case *c = arg;
+    sorts s;
+    sorts_make(&s, c->kd, c->vs, n, round);
+    check_sort(&s, SORT_PLAIN, c->failures);
+    check_sort(&s, SORT_INDICES, c->failures);
+    check_sort(&s, SORT_SEGMENTED, c->failures);
+    sorts_free(&s);
+}
+
 static void test_sort(void **state)
 {
     (void)state;
@@ -658,19 +718,9 @@ static void test_sort(void **state)
     size_t failures = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t ks = parsum_dtype_size(cases[c].kd), vs = cases[c].vs;
-        size_t small = vs > 0 && vs < ks ? vs : ks, sizes[2];
-        tmis_sizes_for(small, sizes);
-        for (size_t j = 0; j < 2; j++) {
-            for (size_t round = 0; round < tmis_rounds_for(ks, vs ? vs : ks);
-                 round++) {
-                sorts s;
-                sorts_make(&s, cases[c].kd, vs, sizes[j], round);
-                check_sort(&s, SORT_PLAIN, &failures);
-                check_sort(&s, SORT_INDICES, &failures);
-                check_sort(&s, SORT_SEGMENTED, &failures);
-                sorts_free(&s);
-            }
-        }
+        sort_case a = {cases[c].kd, vs, &failures};
+        /* Without values, the keys alone set the sizes and rounds. */
+        tmis_each_round(ks, vs > 0 ? vs : ks, sort_round, &a);
     }
     assert_int_equal(failures, 0);
 }

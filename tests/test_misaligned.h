@@ -67,6 +67,15 @@ void *tmis_run_keys(tu_rng *r, parsum_dtype d, size_t n, tseg_dist dist);
 /* The unsigned dtype of es-byte elements (moved, never combined). */
 parsum_dtype tmis_raw_dtype(size_t es);
 
+/* ---- rounds ------------------------------------------------------------- */
+
+/* Calls fn(n, round, arg) for both sizes of a call whose elements have a
+ * and b bytes (tmis_sizes_for of the smaller), and every round
+ * (tmis_rounds_for(a, b)). */
+void tmis_each_round(size_t a, size_t b,
+                     void (*fn)(size_t n, size_t round, void *arg),
+                     void *arg);
+
 /* ---- keyed calls -------------------------------------------------------- */
 
 /* Keys (runs of 1..8) and values of a keyed call, on the host and at

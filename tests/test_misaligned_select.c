@@ -241,37 +241,6 @@ static void check_partition3(const sdata *d, size_t *failures)
     free(wk);
 }
 
-void tmis_test_select_partition(void **state)
-{
-    (void)state;
-    static const parsum_dtype cases[][2] = {{PARSUM_U8, PARSUM_F64},
-                                            {PARSUM_I32, PARSUM_U8}};
-    static const sop ops[] = {SOP_SELECT,   SOP_SELECT_BY_KEY,
-                              SOP_PARTITION, SOP_PARTITION_BY_KEY,
-                              SOP_UNSTABLE, SOP_UNSTABLE_BY_KEY};
-    size_t failures = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        size_t ks = parsum_dtype_size(cases[c][0]);
-        size_t vs = parsum_dtype_size(cases[c][1]), sizes[2];
-        tmis_sizes_for(ks < vs ? ks : vs, sizes);
-        for (size_t j = 0; j < 2; j++) {
-            for (size_t round = 0; round < tmis_rounds_for(ks, vs); round++) {
-                sdata d;
-                sdata_make(&d, cases[c][0], cases[c][1], sizes[j], round);
-                for (int s = 0; s < 2; s++) {
-                    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
-                        check_sop(&d, ops[o], s, &failures);
-                    check_indices(&d, s, &failures);
-                }
-                check_partition3(&d, &failures);
-                check_sop(&d, SOP_SPLIT_BY_BIT, 0, &failures);
-                sdata_free(&d);
-            }
-        }
-    }
-    assert_int_equal(failures, 0);
-}
-
 /* run_length_encode (unique_out and lengths) or run_length_nontrivial
  * (offsets and lengths, room for n / 2 each). */
 static void check_rle(const sdata *d, bool nontrivial, size_t *failures)
@@ -313,27 +282,76 @@ static void check_rle(const sdata *d, bool nontrivial, size_t *failures)
     free(wo);
 }
 
+/* ---- the rounds of the tests -------------------------------------------- */
+
+/* What a test of this file checks on the data of one round. */
+typedef void sdata_checks(const sdata *d, size_t *failures);
+
+/* A case of a test of this file as its callback gets it: key and value
+ * dtypes, the test's checks and its count of failures. */
+typedef struct sel_case {
+    parsum_dtype kd, vd;
+    sdata_checks *checks;
+    size_t *failures;
+} sel_case;
+
+/* The key and value dtypes of both tests of this file. */
+static const parsum_dtype cases[][2] = {{PARSUM_U8, PARSUM_F64},
+                                        {PARSUM_I32, PARSUM_U8}};
+
+static void sdata_round(size_t n, size_t round, void *arg)
+{
+    const sel_case *c = arg;
+    sdata d;
+    sdata_make(&d, c->kd, c->vd, n, round);
+    c->checks(&d, c->failures);
+    sdata_free(&d);
+}
+
+/* Runs checks on every round of each case; none may fail. */
+static void run_checks(sdata_checks *checks)
+{
+    size_t failures = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sel_case a = {cases[c][0], cases[c][1], checks, &failures};
+        tmis_each_round(parsum_dtype_size(a.kd), parsum_dtype_size(a.vd),
+                        sdata_round, &a);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- the tests ---------------------------------------------------------- */
+
+static void select_partition_checks(const sdata *d, size_t *failures)
+{
+    static const sop ops[] = {SOP_SELECT,   SOP_SELECT_BY_KEY,
+                              SOP_PARTITION, SOP_PARTITION_BY_KEY,
+                              SOP_UNSTABLE, SOP_UNSTABLE_BY_KEY};
+    for (int s = 0; s < 2; s++) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+            check_sop(d, ops[o], s, failures);
+        check_indices(d, s, failures);
+    }
+    check_partition3(d, failures);
+    check_sop(d, SOP_SPLIT_BY_BIT, 0, failures);
+}
+
+void tmis_test_select_partition(void **state)
+{
+    (void)state;
+    run_checks(select_partition_checks);
+}
+
+static void unique_rle_checks(const sdata *d, size_t *failures)
+{
+    check_sop(d, SOP_UNIQUE, 0, failures);
+    check_sop(d, SOP_UNIQUE_BY_KEY, 0, failures);
+    check_rle(d, false, failures);
+    check_rle(d, true, failures);
+}
+
 void tmis_test_unique_rle(void **state)
 {
     (void)state;
-    static const parsum_dtype cases[][2] = {{PARSUM_U8, PARSUM_F64},
-                                            {PARSUM_I32, PARSUM_U8}};
-    size_t failures = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        size_t ks = parsum_dtype_size(cases[c][0]);
-        size_t vs = parsum_dtype_size(cases[c][1]), sizes[2];
-        tmis_sizes_for(ks < vs ? ks : vs, sizes);
-        for (size_t j = 0; j < 2; j++) {
-            for (size_t round = 0; round < tmis_rounds_for(ks, vs); round++) {
-                sdata d;
-                sdata_make(&d, cases[c][0], cases[c][1], sizes[j], round);
-                check_sop(&d, SOP_UNIQUE, 0, &failures);
-                check_sop(&d, SOP_UNIQUE_BY_KEY, 0, &failures);
-                check_rle(&d, false, &failures);
-                check_rle(&d, true, &failures);
-                sdata_free(&d);
-            }
-        }
-    }
-    assert_int_equal(failures, 0);
+    run_checks(unique_rle_checks);
 }
