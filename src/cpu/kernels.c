@@ -67,8 +67,10 @@
 
 /* A vector of the variant's width as 4-byte lanes: streamed stores are cut
  * across blocks in 4-byte units whatever the element (kernels_type.inc,
- * FN(sink)), because a shuffle of 1- or 2-byte lanes by an index known
- * only at run time has no instruction below AVX-512 VBMI. */
+ * FN(sink)). A shuffle by an index known only at run time is one or two
+ * instructions for 4-byte lanes from AVX2 on (vpermd, vpermt2d), but for
+ * 1-byte lanes it needs AVX-512 VBMI, which the variants do not assume
+ * (GCC expands it into dozens of inserts and extracts). */
 typedef uint32_t parsum__v32 __attribute__((vector_size(PARSUM__VEC_BYTES)));
 typedef int32_t parsum__v32_idx __attribute__((vector_size(PARSUM__VEC_BYTES)));
 enum { PARSUM__V32_LANES = PARSUM__VEC_BYTES / 4 };
