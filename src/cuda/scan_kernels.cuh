@@ -392,6 +392,20 @@ __device__ __forceinline__ S row_scans(const S (&x)[R][V], S (&le)[R],
     return wtot;
 }
 
+/* Blocks of scan_kernel an SM must hold at once: two for reverse plain
+ * scans of 8-byte elements. Without the bound ptxas gave the reverse f64
+ * scan 138 registers a thread (the forward one 127), so an SM held one
+ * 256-thread block instead of two, and it ran 36 % slower than forward
+ * on an H200 (1.96 against 1.45 ms at 2^28; bench/RESULTS.md). With it:
+ * 128 registers and 24 bytes of spill. Everything else keeps no bound (0):
+ * the forward f64 scan fits 127 registers without one, and with a bound
+ * of 2 ptxas spilled 24 bytes there too (with 1, it took 138). */
+template <class T, bool REV, class Seg>
+__host__ __device__ constexpr int scan_kernel_min_blocks()
+{
+    return REV && Seg::MODE == 0 && sizeof(T) == 8 ? 2 : 0;
+}
+
 /*
  * One block scans one tile. Tiles are numbered c = 0, 1, ... in scan order
  * (handed out by an atomic counter, so a tile only ever waits for tiles
@@ -415,7 +429,8 @@ __device__ __forceinline__ S row_scans(const S (&x)[R][V], S (&le)[R],
  * element in scan order, or follows every element that is stored.
  */
 template <class T, class Op, bool REV, int LOOKBACK, class Seg = seg_none>
-__global__ void __launch_bounds__(policy_for(sizeof(T)).block)
+__global__ void __launch_bounds__(policy_for(sizeof(T)).block,
+                                  scan_kernel_min_blocks<T, REV, Seg>())
     scan_kernel(scan_args a, T id, T pad_elem)
 {
     constexpr policy P = policy_for(sizeof(T));
