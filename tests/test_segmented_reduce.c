@@ -15,8 +15,10 @@
  * million elements in segments of every length, empty ones among them, so
  * that segment ends meet the GPU kernel's tile and block edges, from an
  * aligned and a misaligned input, and float sums bit-identical from call
- * to call there; with PARSUM_TEST_SEG_HUGE=1 on CUDA, more than 2^31
- * elements.
+ * to call there; 2^24 elements of short segments with long ones among
+ * them (many rounds of the GPU kernel's batches a block), float sums
+ * bit-identical there too; with PARSUM_TEST_SEG_HUGE=1 on CUDA, more
+ * than 2^31 elements.
  *
  * Custom operators (associative, not commutative, so an operand swap
  * shows): affine maps over uint32 and the seeds' farthest 3-D point, each
@@ -449,6 +451,67 @@ static void test_seg_reduce_edges_repeatable(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Short segments with long ones among them at a size where the GPU's
+ * blocks hold shares of tens of thousands of segments: 0-3 elements
+ * mostly, every 8th of 4-40, every 400th of 65-3000 and every 6000th of
+ * 9000-40000 (mean about 12). Such a share averages under 64 bytes a
+ * segment (4-byte values and smaller), so the block starts one segment a
+ * thread and hands the rest to the batches (src/cuda/segreduce_batches.cuh),
+ * whose rounds defer the long segments' spans to the whole block: many
+ * rounds of batches and many deferred spans a block, which the smaller
+ * mixes above do not reach. */
+static uint64_t short_long_large_len(tu_rng *r, size_t k)
+{
+    return k % 6000 == 5999  ? 9000 + tu_below(r, 31001)
+           : k % 400 == 399  ? 65 + tu_below(r, 2936)
+           : k % 8 == 7      ? 4 + tu_below(r, 37)
+                             : tu_below(r, 4);
+}
+
+static void test_seg_reduce_short_long_large(void **state)
+{
+    (void)state;
+    static const red_case cases[] = {{PARSUM_I32, PARSUM_SUM},
+                                     {PARSUM_U8, PARSUM_XOR},
+                                     {PARSUM_U16, PARSUM_MAX},
+                                     {PARSUM_F32, PARSUM_SUM},
+                                     {PARSUM_I64, PARSUM_MIN}};
+    const size_t n = ((size_t)1 << 24) + 3;
+    size_t failures = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const red_case *c = &cases[k];
+        size_t es = parsum_dtype_size(c->dtype);
+        tu_rng r = tu_rng_for(c->dtype, c->op, n, 0x1157);
+        unsigned char *in = tu_malloc(n * es);
+        tu_fill(&r, c->dtype, c->op, TU_DATA_EXACT, in, n);
+        uint64_t *off;
+        size_t nseg = drawn_offsets(&r, n, short_long_large_len, &off);
+        check_reduce_offsets(c, in, n, off, nseg, "short and long, large",
+                             &failures);
+        if (c->dtype == PARSUM_F32) {
+            /* Which warp takes a batch varies from call to call; the
+             * bits must not. */
+            tu_fill(&r, c->dtype, c->op, TU_DATA_ROUNDING, in, n);
+            unsigned char *res[2];
+            for (int t = 0; t < 2; t++) {
+                res[t] = tu_malloc((nseg + 1) * es);
+                if (!run_reduce(c->dtype, c->op, NULL, in, n, off, nseg,
+                                res[t], "segmented_reduce f32 sum, short and "
+                                "long segments (repeatability)", &failures))
+                    memset(res[t], 0, (nseg + 1) * es);
+            }
+            if (memcmp(res[0], res[1], nseg * es) != 0)
+                tu_report(&failures, "  segmented_reduce f32 sum n=%zu "
+                          "short and long segments: two calls differ\n", n);
+            free(res[0]);
+            free(res[1]);
+        }
+        free(in);
+        free(off);
+    }
+    assert_int_equal(failures, 0);
+}
+
 /* More than 2^31 elements (2.1 GB of U8, CUDA only, when
  * PARSUM_TEST_SEG_HUGE=1): a segment of nearly 2^31 elements, one-element
  * segments and an empty one around element 2^31, a segment of 2^20 and
@@ -649,6 +712,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seg_reduce_determinism),
     cmocka_unit_test(test_seg_reduce_tile_edges),
     cmocka_unit_test(test_seg_reduce_edges_repeatable),
+    cmocka_unit_test(test_seg_reduce_short_long_large),
     cmocka_unit_test(test_seg_reduce_huge),
     CC(aff32),
     CC(pt3),

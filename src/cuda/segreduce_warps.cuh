@@ -351,10 +351,24 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
  * made relative to e0 (32 bits: shares of fewer than 2^31 elements), so
  * the first and last segments need no case of their own (s1's end is e1,
  * its offset past it is not read), and the rows address their elements
- * from one pointer. A round's elements come in waves of SEGRED_LWAVE a
+ * from one pointer. A round's elements come in waves of segred_lwave a
  * row, the loads of all rows of a wave in flight together; a missing
  * element is pad, folded like the others (a select, not a branch). */
-constexpr int SEGRED_LWAVE = 2;
+
+/* Elements a row and wave: 4 for 8-byte values, 2 for smaller ones.
+ * H200, 2^26, three rounds in one call (2026-11-28, stop 40): with 4,
+ * 8-byte values' 1-8-element segments went from 68-75 to 76-83 % of the
+ * read bound (i64) and 69-75 to 76-79 % (f64), one-element ones 78-83
+ * to 83-87 % and 78-82 to 84-88 %, power law 1-2 points lower; 4-byte
+ * values gained on 1-8 elements with 4 for i32 (66-75 -> 73-84 %) but
+ * not for f32 (64-68 %), and lost 4-7 points on one-element segments
+ * (the predicated loads of every row's first wave); 8 a row lost 17
+ * points there. */
+template <class T>
+__host__ __device__ constexpr int segred_lwave()
+{
+    return sizeof(T) == 8 ? 4 : 2;
+}
 
 template <class T, class C, class Op>
 __device__ __forceinline__ bool segred_lanes_waves(
@@ -362,7 +376,7 @@ __device__ __forceinline__ bool segred_lanes_waves(
     u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad, const Op &op,
     int tid, T &carry, u64 &hand_s)
 {
-    constexpr int R = SEGRED_LROWS, F = SEGRED_LWAVE;
+    constexpr int R = SEGRED_LROWS, F = segred_lwave<T>();
     constexpr u64 RB = (u64)R * C::BLOCK;
     const T *x = in + e0;
     const u32 span = (u32)(e1 - e0);
@@ -449,12 +463,14 @@ __device__ __forceinline__ bool segred_lanes_waves(
  * segred_lanes_waves), and whether out of line: PARSUM_K_SEGRED_LANES4 /
  * PARSUM_K_SEGRED_LANES8 for values of up to 4 / of 8 bytes: 0 the
  * rounds of segred_lanes, 1 the waves inline, 2 the waves in a function
- * of their own (no registers of the rest of the kernel). */
+ * of their own (no registers of the rest of the kernel). 2 for every
+ * element size since 2026-11-28 (stop 40): 8-byte values had kept
+ * segred_lanes until their waves took 4 elements a row. */
 #ifndef PARSUM_K_SEGRED_LANES4
 #define PARSUM_K_SEGRED_LANES4 2
 #endif
 #ifndef PARSUM_K_SEGRED_LANES8
-#define PARSUM_K_SEGRED_LANES8 0
+#define PARSUM_K_SEGRED_LANES8 2
 #endif
 
 template <class T, class C, class Op>
