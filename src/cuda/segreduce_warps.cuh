@@ -32,6 +32,8 @@
 
 #include "segreduce_kernels.cuh"
 
+#include <type_traits>
+
 namespace parsum_k {
 
 /* A block folds its share by warps when the share has at least this
@@ -355,7 +357,10 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
  * row, the loads of all rows of a wave in flight together; a missing
  * element is pad, folded like the others (a select, not a branch). */
 
-/* Elements a row and wave: 4 for 8-byte values, 2 for smaller ones.
+/* Elements a row and wave: 4 for 8-byte values, 2 for smaller ones, and
+ * 4 for 4-byte integers on a share averaging at least SEGRED_LWIDE_AVG
+ * elements a segment (segred_lanes_fold). The width is a function of
+ * the share, so results stay bit-identical run to run.
  * H200, 2^26, three rounds in one call (2026-11-28, stop 40): with 4,
  * 8-byte values' 1-8-element segments went from 68-75 to 76-83 % of the
  * read bound (i64) and 69-75 to 76-79 % (f64), one-element ones 78-83
@@ -363,20 +368,26 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
  * values gained on 1-8 elements with 4 for i32 (66-75 -> 73-84 %) but
  * not for f32 (64-68 %), and lost 4-7 points on one-element segments
  * (the predicated loads of every row's first wave); 8 a row lost 17
- * points there. */
+ * points there. Chosen by the share's average instead (one out-of-line
+ * function for each width), 4-byte values keep len1 as it was and i32
+ * 1-8-element segments went from 63-73 to 76-86 % (2^28: 67 -> 77 %),
+ * but f32 stayed at 64-73 % (three rounds in one call) and fell to 62 %
+ * at 2^28 in another: floats keep 2 (why they differ is for the SASS to
+ * say: their folds cannot be reassociated). */
+constexpr u64 SEGRED_LWIDE_AVG = 3;
 template <class T>
 __host__ __device__ constexpr int segred_lwave()
 {
     return sizeof(T) == 8 ? 4 : 2;
 }
 
-template <class T, class C, class Op>
+template <class T, class C, class Op, int F = segred_lwave<T>()>
 __device__ __forceinline__ bool segred_lanes_waves(
     segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
     u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad, const Op &op,
     int tid, T &carry, u64 &hand_s)
 {
-    constexpr int R = SEGRED_LROWS, F = segred_lwave<T>();
+    constexpr int R = SEGRED_LROWS;
     constexpr u64 RB = (u64)R * C::BLOCK;
     const T *x = in + e0;
     const u32 span = (u32)(e1 - e0);
@@ -473,15 +484,15 @@ __device__ __forceinline__ bool segred_lanes_waves(
 #define PARSUM_K_SEGRED_LANES8 2
 #endif
 
-template <class T, class C, class Op>
+template <class T, class C, class Op, int F = segred_lwave<T>()>
 __device__ __noinline__ bool segred_lanes_waves_call(
     segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
     u64 s0, u64 e0, u64 s1, u64 e1, T id, T pad, int tid, T &carry,
     u64 &hand_s)
 {
-    return segred_lanes_waves<T, C, Op>(sm, offsets, in, out, nseg, s0, e0,
-                                        s1, e1, id, pad, Op{}, tid, carry,
-                                        hand_s);
+    return segred_lanes_waves<T, C, Op, F>(sm, offsets, in, out, nseg, s0,
+                                           e0, s1, e1, id, pad, Op{}, tid,
+                                           carry, hand_s);
 }
 
 template <class T, class C, class Op>
@@ -492,10 +503,16 @@ __device__ __forceinline__ bool segred_lanes_fold(
 {
     constexpr int way =
         sizeof(T) == 8 ? PARSUM_K_SEGRED_LANES8 : PARSUM_K_SEGRED_LANES4;
-    if constexpr (way == 2)
+    if constexpr (way == 2) {
+        if (sizeof(T) == 4 && std::is_integral<T>::value &&
+            e1 - e0 >= SEGRED_LWIDE_AVG * (s1 - s0 + 1u))
+            return segred_lanes_waves_call<T, C, Op, 4>(
+                sm, offsets, in, out, nseg, s0, e0, s1, e1, id, pad, tid,
+                carry, hand_s);
         return segred_lanes_waves_call<T, C, Op>(sm, offsets, in, out, nseg,
                                                  s0, e0, s1, e1, id, pad,
                                                  tid, carry, hand_s);
+    }
     else if constexpr (way == 1)
         return segred_lanes_waves<T, C, Op>(sm, offsets, in, out, nseg, s0,
                                             e0, s1, e1, id, pad, op, tid,
