@@ -202,12 +202,19 @@ static uint64_t mid_len(tu_rng *r, size_t k)
  * hands the rest of its share to the batches of 128 segments a warp at
  * the first long one (src/cuda/segreduce_batches.cuh); the longest are
  * folded partly by the whole block (deferred spans). */
+static uint64_t short_long_mix(tu_rng *r, size_t k, size_t huge_every,
+                               uint64_t huge_min, size_t long_every)
+{
+    return k % huge_every == huge_every - 1
+               ? huge_min + tu_below(r, 40001 - huge_min)
+           : k % long_every == long_every - 1 ? 65 + tu_below(r, 2936)
+           : k % 8 == 7                       ? 4 + tu_below(r, 37)
+                                              : tu_below(r, 4);
+}
+
 static uint64_t short_long_len(tu_rng *r, size_t k)
 {
-    return k % 20000 == 19999 ? 5000 + tu_below(r, 35001)
-           : k % 500 == 499   ? 65 + tu_below(r, 2936)
-           : k % 8 == 7       ? 4 + tu_below(r, 37)
-                              : tu_below(r, 4);
+    return short_long_mix(r, k, 20000, 5000, 500);
 }
 
 static void test_seg_reduce_case(void **state)
@@ -416,6 +423,29 @@ static void test_seg_reduce_tile_edges(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Two float SUM calls over the same input and offsets give the same
+ * bits; label names the segmentation in reports. */
+static void check_repeatable(parsum_dtype d, const unsigned char *in,
+                             size_t n, const uint64_t *off, size_t nseg,
+                             const char *label, size_t *failures)
+{
+    size_t es = parsum_dtype_size(d);
+    unsigned char *res[2];
+    char what[160];
+    snprintf(what, sizeof what, "segmented_reduce %s sum n=%zu %s "
+             "(repeatability)", parsum_dtype_name(d), n, label);
+    for (int t = 0; t < 2; t++) {
+        res[t] = tu_malloc((nseg + 1) * es);
+        if (!run_reduce(d, PARSUM_SUM, NULL, in, n, off, nseg, res[t], what,
+                        failures))
+            memset(res[t], 0, (nseg + 1) * es);
+    }
+    if (memcmp(res[0], res[1], nseg * es) != 0)
+        tu_report(failures, "  %s: two calls differ\n", what);
+    free(res[0]);
+    free(res[1]);
+}
+
 /* Float SUM with rounding inputs over edge_offsets: the same bits from
  * two calls (the GPU's grouping is a function of the input and the
  * device only). */
@@ -432,19 +462,8 @@ static void test_seg_reduce_edges_repeatable(void **state)
         tu_fill(&r, d, PARSUM_SUM, TU_DATA_ROUNDING, in, n);
         uint64_t *off;
         size_t nseg = edge_offsets(&r, n, &off);
-        unsigned char *res[2];
-        for (int t = 0; t < 2; t++) {
-            res[t] = tu_malloc((nseg + 1) * es);
-            if (!run_reduce(d, PARSUM_SUM, NULL, in, n, off, nseg, res[t],
-                            "segmented_reduce float sum, tile-edge segments "
-                            "(repeatability)", &failures))
-                memset(res[t], 0, (nseg + 1) * es);
-        }
-        if (memcmp(res[0], res[1], nseg * es) != 0)
-            tu_report(&failures, "  segmented_reduce %s sum n=%zu: two calls "
-                      "differ\n", parsum_dtype_name(d), n);
-        free(res[0]);
-        free(res[1]);
+        check_repeatable(d, in, n, off, nseg, "tile-edge segments",
+                         &failures);
         free(in);
         free(off);
     }
@@ -462,10 +481,7 @@ static void test_seg_reduce_edges_repeatable(void **state)
  * mixes above do not reach. */
 static uint64_t short_long_large_len(tu_rng *r, size_t k)
 {
-    return k % 6000 == 5999  ? 9000 + tu_below(r, 31001)
-           : k % 400 == 399  ? 65 + tu_below(r, 2936)
-           : k % 8 == 7      ? 4 + tu_below(r, 37)
-                             : tu_below(r, 4);
+    return short_long_mix(r, k, 6000, 9000, 400);
 }
 
 static void test_seg_reduce_short_long_large(void **state)
@@ -492,19 +508,8 @@ static void test_seg_reduce_short_long_large(void **state)
             /* Which warp takes a batch varies from call to call; the
              * bits must not. */
             tu_fill(&r, c->dtype, c->op, TU_DATA_ROUNDING, in, n);
-            unsigned char *res[2];
-            for (int t = 0; t < 2; t++) {
-                res[t] = tu_malloc((nseg + 1) * es);
-                if (!run_reduce(c->dtype, c->op, NULL, in, n, off, nseg,
-                                res[t], "segmented_reduce f32 sum, short and "
-                                "long segments (repeatability)", &failures))
-                    memset(res[t], 0, (nseg + 1) * es);
-            }
-            if (memcmp(res[0], res[1], nseg * es) != 0)
-                tu_report(&failures, "  segmented_reduce f32 sum n=%zu "
-                          "short and long segments: two calls differ\n", n);
-            free(res[0]);
-            free(res[1]);
+            check_repeatable(c->dtype, in, n, off, nseg,
+                             "short and long segments", &failures);
         }
         free(in);
         free(off);
