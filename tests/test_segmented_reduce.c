@@ -195,13 +195,8 @@ static uint64_t mid_len(tu_rng *r, size_t k)
                                   : tu_below(r, 2000);
 }
 
-/* Short segments with long ones among them, a power-law-like mix: 0-3
- * elements mostly, every 8th of 4-40, every 500th of 65-3000 and every
- * 20000th of 5000-40000 (mean about 7). On the GPU the shares average
- * under 64 bytes a segment, so a block starts one segment a thread and
- * hands the rest of its share to the batches of 128 segments a warp at
- * the first long one (src/cuda/segreduce_batches.cuh); the longest are
- * folded partly by the whole block (deferred spans). */
+/* A short/long mix: 0-3 elements mostly, every 8th segment of 4-40, every
+ * long_every-th of 65-3000 and every huge_every-th of huge_min-40000. */
 static uint64_t short_long_mix(tu_rng *r, size_t k, size_t huge_every,
                                uint64_t huge_min, size_t long_every)
 {
@@ -212,6 +207,13 @@ static uint64_t short_long_mix(tu_rng *r, size_t k, size_t huge_every,
                                               : tu_below(r, 4);
 }
 
+/* Short segments with long ones among them, a power-law-like mix: 0-3
+ * elements mostly, every 8th of 4-40, every 500th of 65-3000 and every
+ * 20000th of 5000-40000 (mean about 7). On the GPU the shares average
+ * under 64 bytes a segment, so a block starts one segment a thread and
+ * hands the rest of its share to the batches of 128 segments a warp at
+ * the first long one (src/cuda/segreduce_batches.cuh); the longest are
+ * folded partly by the whole block (deferred spans). */
 static uint64_t short_long_len(tu_rng *r, size_t k)
 {
     return short_long_mix(r, k, 20000, 5000, 500);
