@@ -84,9 +84,9 @@ __device__ __forceinline__ bool segred_other_ways(
     const u64 nseg = a.nseg;
     if (segred_lanes_take<C>(s0, e0, s1, e1)) {
         u64 hs = 0;
-        if (!segred_lanes_fold<T, C, Op>(sm, a.offsets, in, out, n, nseg, s0,
-                                         e0, s1, e1, id, pad, op, tid,
-                                         carry, hs))
+        if (!segred_lanes_fold<T, C, Op>(sm, a.offsets, in, out, nseg, s0,
+                                         e0, s1, e1, id, pad, op, tid, carry,
+                                         hs))
             carry = segred_batches<T, C, Op>(a.offsets, in, out, n, nseg, hs,
                                              e0, s1, e1, vec, id, pad, tid);
         return true;

@@ -226,8 +226,8 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
  * scan: about a third of the read bound for one-element segments, a
  * quarter for 1-8 elements. A thread that owns whole segments needs none
  * of that: the offsets of its segment (neighbouring threads, neighbouring
- * offsets), up to SEGRED_LFIRST elements loaded for all its rows at
- * once, one store.
+ * offsets), the first elements of all its rows loaded at once, one
+ * store.
  *
  * A block whose share averages fewer than SEGRED_LAVG_BYTES of elements
  * a segment folds it one segment a thread, in rounds of SEGRED_LROWS x
@@ -239,10 +239,6 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
 constexpr u64 SEGRED_LAVG_BYTES = 64;
 constexpr u32 SEGRED_LMAX = 64;
 constexpr int SEGRED_LROWS = 4;
-/* Elements of a segment loaded with the round's other rows, before any
- * is folded (the rest, up to SEGRED_LMAX, four at a time); segred_lanes
- * takes 2 for 8-byte values, where 4 made ptxas spill in the round. */
-constexpr int SEGRED_LFIRST = 4;
 
 /* Whether the block starts on its share [(s0, e0), (s1, e1)] by threads
  * (block-uniform: values every thread has). Fewer than 2^31 elements,
@@ -256,100 +252,16 @@ __device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
            (e1 - e0) * C::ES < (s1 - s0 + 1) * SEGRED_LAVG_BYTES;
 }
 
-/* The share folded one segment a thread (see above) from segment s0 on.
- * Returns true when it reached s1 (the block's carry, s1's part, then in
- * every thread); false when a round had a long segment: the segments
- * before hand_s are done. */
-template <class T, class C, class Op>
-__device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
-                                             const u64 *offsets, const T *in,
-                                             T *out, u64 n, u64 nseg, u64 s0,
-                                             u64 e0, u64 s1, u64 e1,
-                                             const T &id, const T &pad,
-                                             const Op &op, int tid, T &carry,
-                                             u64 &hand_s)
-{
-    constexpr int R = SEGRED_LROWS, F = sizeof(T) == 8 ? 2 : SEGRED_LFIRST;
-    constexpr u64 RB = (u64)R * C::BLOCK;
-    /* The next round's offsets are loaded while this round's elements
-     * are: every round would otherwise wait for two memory round trips
-     * in turn (offsets, then elements), the first with nothing else in
-     * flight. */
-    u64 o[R], o1[R];
-    auto load_offsets = [&](u64 base, u64 (&p)[R], u64 (&p1)[R]) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
-            p[r] = p1[r] = 0;
-            if (j <= s1)
-                segred_wload(offsets, nseg, n, j, p[r], p1[r]);
-        }
-    };
-    load_offsets(s0, o, o1);
-    for (u64 base = s0; base <= s1; base += RB) {
-        u64 b[R], e[R];
-        bool empty[R];
-        bool lng = false;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
-            b[r] = e[r] = 0;
-            empty[r] = false;
-            if (j <= s1) {
-                segred_wrange(o[r], o1[r], j, s1, n, e0, e1, b[r], e[r],
-                              empty[r]);
-                lng = lng || e[r] - b[r] > SEGRED_LMAX;
-            }
-        }
-        if (__syncthreads_or(lng ? 1 : 0) != 0) {
-            hand_s = base;
-            return false;
-        }
-        T t[R][F];
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-            for (int f = 0; f < F; ++f)
-                if (b[r] + (u64)f < e[r])
-                    t[r][f] = in[b[r] + (u64)f];
-        load_offsets(base + RB, o, o1);
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const u64 j = base + (u64)r * C::BLOCK + (u64)tid;
-            if (j > s1)
-                continue;
-            const u32 len = (u32)(e[r] - b[r]);
-            T acc = pad;
-#pragma unroll
-            for (int f = 0; f < F; ++f)
-                if ((u32)f < len)
-                    acc = op(acc, t[r][f]);
-            for (u32 q = F; q < len; q += 4) {
-                T u[4];
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    if (q + (u32)k < len)
-                        u[k] = in[b[r] + q + (u32)k];
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    if (q + (u32)k < len)
-                        acc = op(acc, u[k]);
-            }
-            segred_put_total(sm, out, j, s1, nseg, acc, empty[r], id);
-        }
-    }
-    __syncthreads();
-    carry = sm.wcarry;
-    return true;
-}
-
-/* The rounds of segred_lanes with positions relative to the share and
- * the elements loaded in waves (the choice of segred_lanes_fold, below).
+/* The rounds, with positions relative to the share and the elements
+ * loaded in waves. Returns true when they reached s1 (the block's carry,
+ * s1's part, then in every thread); false when a round had a segment of
+ * more than SEGRED_LMAX elements: the segments before hand_s are done.
  *
- * Why: the rounds above clamp every bound in 64 bits to n and to the
- * share, and test the share's first and last segments per row: about
- * 130 instructions per one-element segment, which made them
- * instruction-bound. Here the offsets are clamped once into [e0, e1] and
+ * Why: the first rounds (segred_lanes, removed 2026-11-28) clamped every
+ * bound in 64 bits to n and to the share, and tested the share's first
+ * and last segments per row: about 130 instructions per one-element
+ * segment, which made them instruction-bound. Here the offsets are
+ * clamped once into [e0, e1] and
  * made relative to e0 (32 bits: shares of fewer than 2^31 elements), so
  * the first and last segments need no case of their own (s1's end is e1,
  * its offset past it is not read), and the rows address their elements
@@ -358,9 +270,9 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
  * element is pad, folded like the others (a select, not a branch). */
 
 /* Elements a row and wave: 4 for 8-byte values, 2 for smaller ones, and
- * 4 for 4-byte integers on a share averaging at least SEGRED_LWIDE_AVG
- * elements a segment (segred_lanes_fold). The width is a function of
- * the share, so results stay bit-identical run to run.
+ * 4 for 4-byte integers on a dense share, one averaging at least
+ * SEGRED_LWIDE_AVG elements a segment (segred_lanes_fold). The width is a
+ * function of the share, so results stay bit-identical run to run.
  * H200, 2^26, three rounds in one call (2026-11-28, stop 40): with 4,
  * 8-byte values' 1-8-element segments went from 68-75 to 76-83 % of the
  * read bound (i64) and 69-75 to 76-79 % (f64), one-element ones 78-83
@@ -376,12 +288,15 @@ __device__ __forceinline__ bool segred_lanes(segred_smem<T> &sm,
  * say: their folds cannot be reassociated). */
 constexpr u64 SEGRED_LWIDE_AVG = 3;
 template <class T>
-__host__ __device__ constexpr int segred_lwave()
+__host__ __device__ constexpr int segred_lwave(bool dense)
 {
-    return sizeof(T) == 8 ? 4 : 2;
+    return sizeof(T) == 8 || (dense && sizeof(T) == 4 &&
+                              std::is_integral<T>::value)
+               ? 4
+               : 2;
 }
 
-template <class T, class C, class Op, int F = segred_lwave<T>()>
+template <class T, class C, class Op, int F>
 __device__ __forceinline__ bool segred_lanes_waves(
     segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
     u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad, const Op &op,
@@ -470,13 +385,10 @@ __device__ __forceinline__ bool segred_lanes_waves(
     return true;
 }
 
-/* Which rounds a block of short segments runs (segred_lanes or
- * segred_lanes_waves), and whether out of line: PARSUM_K_SEGRED_LANES4 /
- * PARSUM_K_SEGRED_LANES8 for values of up to 4 / of 8 bytes: 0 the
- * rounds of segred_lanes, 1 the waves inline, 2 the waves in a function
- * of their own (no registers of the rest of the kernel). 2 for every
- * element size since 2026-11-28 (stop 40): 8-byte values had kept
- * segred_lanes until their waves took 4 elements a row. */
+/* Whether the rounds run in a function of their own (no registers of the
+ * rest of the kernel): PARSUM_K_SEGRED_LANES4 / PARSUM_K_SEGRED_LANES8 for
+ * values of up to 4 / of 8 bytes, 1 inline, 2 out of line (measured the
+ * faster for every size: NOTES section 8). */
 #ifndef PARSUM_K_SEGRED_LANES4
 #define PARSUM_K_SEGRED_LANES4 2
 #endif
@@ -484,7 +396,7 @@ __device__ __forceinline__ bool segred_lanes_waves(
 #define PARSUM_K_SEGRED_LANES8 2
 #endif
 
-template <class T, class C, class Op, int F = segred_lwave<T>()>
+template <class T, class C, class Op, int F>
 __device__ __noinline__ bool segred_lanes_waves_call(
     segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
     u64 s0, u64 e0, u64 s1, u64 e1, T id, T pad, int tid, T &carry,
@@ -495,32 +407,44 @@ __device__ __noinline__ bool segred_lanes_waves_call(
                                            carry, hand_s);
 }
 
-template <class T, class C, class Op>
-__device__ __forceinline__ bool segred_lanes_fold(
-    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 n,
-    u64 nseg, u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad,
+/* The rounds of width F, inline or out of line. */
+template <class T, class C, class Op, int F>
+__device__ __forceinline__ bool segred_lanes_rounds(
+    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
+    u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad,
     const Op &op, int tid, T &carry, u64 &hand_s)
 {
     constexpr int way =
         sizeof(T) == 8 ? PARSUM_K_SEGRED_LANES8 : PARSUM_K_SEGRED_LANES4;
-    if constexpr (way == 2) {
-        if (sizeof(T) == 4 && std::is_integral<T>::value &&
-            e1 - e0 >= SEGRED_LWIDE_AVG * (s1 - s0 + 1u))
-            return segred_lanes_waves_call<T, C, Op, 4>(
-                sm, offsets, in, out, nseg, s0, e0, s1, e1, id, pad, tid,
-                carry, hand_s);
-        return segred_lanes_waves_call<T, C, Op>(sm, offsets, in, out, nseg,
-                                                 s0, e0, s1, e1, id, pad,
-                                                 tid, carry, hand_s);
-    }
-    else if constexpr (way == 1)
-        return segred_lanes_waves<T, C, Op>(sm, offsets, in, out, nseg, s0,
-                                            e0, s1, e1, id, pad, op, tid,
-                                            carry, hand_s);
+    if constexpr (way == 2)
+        return segred_lanes_waves_call<T, C, Op, F>(sm, offsets, in, out,
+                                                    nseg, s0, e0, s1, e1, id,
+                                                    pad, tid, carry, hand_s);
     else
-        return segred_lanes<T, C, Op>(sm, offsets, in, out, n, nseg, s0, e0,
-                                      s1, e1, id, pad, op, tid, carry,
-                                      hand_s);
+        return segred_lanes_waves<T, C, Op, F>(sm, offsets, in, out, nseg, s0,
+                                               e0, s1, e1, id, pad, op, tid,
+                                               carry, hand_s);
+}
+
+/* The share [(s0, e0), (s1, e1)] one segment a thread (segred_lanes_waves),
+ * the rounds as wide as the share's density asks. */
+template <class T, class C, class Op>
+__device__ __forceinline__ bool segred_lanes_fold(
+    segred_smem<T> &sm, const u64 *offsets, const T *in, T *out, u64 nseg,
+    u64 s0, u64 e0, u64 s1, u64 e1, const T &id, const T &pad,
+    const Op &op, int tid, T &carry, u64 &hand_s)
+{
+    constexpr int FD = segred_lwave<T>(true), FS = segred_lwave<T>(false);
+    if constexpr (FD != FS) {
+        if (e1 - e0 >= SEGRED_LWIDE_AVG * (s1 - s0 + 1u))
+            return segred_lanes_rounds<T, C, Op, FD>(sm, offsets, in, out,
+                                                     nseg, s0, e0, s1, e1, id,
+                                                     pad, op, tid, carry,
+                                                     hand_s);
+    }
+    return segred_lanes_rounds<T, C, Op, FS>(sm, offsets, in, out, nseg, s0,
+                                             e0, s1, e1, id, pad, op, tid,
+                                             carry, hand_s);
 }
 
 #endif /* __CUDACC__ */
