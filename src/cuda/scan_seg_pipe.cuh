@@ -120,6 +120,39 @@ __device__ __forceinline__ T seg_pipe_rows(const T (&y)[R][V], u32 head,
     return wv;
 }
 
+/* The first pass of a tile's rows for one warp (seg_pipe_rows with the
+ * tile's heads head and the rows' head lanes any), then each row's
+ * lane-exclusive fold ex[r] = (rp[r], its flag) (+) (le[r], its flag)
+ * with its flag in t.kb. Returns the warp total's value, wk its flag.
+ * A warp without a head calls it with head and any constant zero
+ * (PARSUM_K_SEG_PLAIN_WARPS): every head test and select then folds
+ * away, leaving the plain scan's instructions. */
+template <class T, int R, int V, class Op>
+__device__ __forceinline__ T seg_pipe_ex(seg_pipe_tile<T, R, V> &t, u32 head,
+                                         const u32 (&any)[R], int lane,
+                                         const T &pad, const Op &op, bool &wk)
+{
+    T le[R], rp[R];
+    u32 kb;
+    const T wv =
+        seg_pipe_rows<T, R, V>(t.y, head, le, rp, kb, any, lane, pad, op, wk);
+    t.kb = 0u;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const bool kl = lane > 0 && ((kb >> r) & 1u);
+        const bool kr = r > 0 && ((kb >> (16 + r)) & 1u);
+        if (r == 0)
+            t.ex[r] = lane > 0 ? le[0] : pad;
+        else if (lane == 0)
+            t.ex[r] = rp[r];
+        else
+            t.ex[r] = kl ? le[r] : op(rp[r], le[r]);
+        if (kl || kr)
+            t.kb |= 1u << r;
+    }
+    return wv;
+}
+
 /* The second pass of a segmented pipelined tile: each element's output
  * (the inclusive fold, or the exclusive one if excl) from the prefix p of
  * the warp's first element (has: p covers at least one element), the row
@@ -198,6 +231,13 @@ __host__ __device__ constexpr int seg_pipe_rows_for(u64 size)
 {
     return size == 8 ? PARSUM_K_SEG_PIPE_ROWS8 : pipe_rows(size);
 }
+
+/* Whether a warp of scan_seg_pipe_kernel whose part of the tile holds no
+ * head takes the plain scan's instructions in both passes (a warp-uniform
+ * branch; 0 for measurements). */
+#ifndef PARSUM_K_SEG_PLAIN_WARPS
+#define PARSUM_K_SEG_PLAIN_WARPS 1
+#endif
 
 /* Whether scan_seg_pipe_kernel tries each tile's look-back early, while
  * the next tile loads (early_prefix; 0 for measurements). */
@@ -306,28 +346,19 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         for (int r = 0; r < R; ++r)
             t.head |= hr[r] << (r * V);
         u32 any[R]; /* per row: the lanes whose vector has a head */
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            any[r] = __ballot_sync(PARSUM_K_FULL_MASK, hr[r] != 0u);
-        bool wk;
-        T le[R], rp[R];
-        u32 kb;
-        const T wv = seg_pipe_rows<T, R, V>(t.y, t.head, le, rp, kb, any,
-                                            lane, pad, op, wk);
-        /* ex[r] = (rp[r], rp's flag) (+) (le[r], le's flag) */
-        t.kb = 0u;
+        u32 anyw = 0u;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const bool kl = lane > 0 && ((kb >> r) & 1u);
-            const bool kr = r > 0 && ((kb >> (16 + r)) & 1u);
-            if (r == 0)
-                t.ex[r] = lane > 0 ? le[0] : pad;
-            else if (lane == 0)
-                t.ex[r] = rp[r];
-            else
-                t.ex[r] = kl ? le[r] : op(rp[r], le[r]);
-            if (kl || kr)
-                t.kb |= 1u << r;
+            any[r] = __ballot_sync(PARSUM_K_FULL_MASK, hr[r] != 0u);
+            anyw |= any[r];
+        }
+        bool wk;
+        T wv;
+        if (PARSUM_K_SEG_PLAIN_WARPS && anyw == 0u) {
+            const u32 none[R] = {};
+            wv = seg_pipe_ex<T, R, V>(t, 0u, none, lane, pad, op, wk);
+        } else {
+            wv = seg_pipe_ex<T, R, V>(t, t.head, any, lane, pad, op, wk);
         }
         const S g = seg_pipe_aggregate<NWARP>(
             s_wtot, s_lead, buf, warp, lane, S{wv, wk ? 1u : 0u}, t.head, sop);
@@ -375,7 +406,15 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
          * more of the copy bound for i32 and i64 on an H200. The left
          * fold's kernels (float sums and products) keep the one copy:
          * there the two lost 5-7 % (NOTES section 8). */
-        if (LOOKBACK == 3)
+        if (PARSUM_K_SEG_PLAIN_WARPS &&
+            __all_sync(PARSUM_K_FULL_MASK, (t.head | t.kb) == 0u)) {
+            if (LOOKBACK == 3)
+                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, excl);
+            else if (excl)
+                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, true);
+            else
+                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, false);
+        } else if (LOOKBACK == 3)
             seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, excl);
         else if (excl)
             seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, true);
