@@ -353,11 +353,15 @@ __device__ __forceinline__ void lookback_publish(const scan_args &a, u32 c,
  * replaced in one access. How far back a tile looks depends on timing, so
  * the grouping of X(c) does too: used only for operators whose result
  * cannot depend on the grouping (kernels_inst.cuh), and for packed
- * descriptors only (an unpacked value could change under a reader). */
+ * descriptors only (an unpacked value could change under a reader).
+ * incl_known: tile c has published its inclusive prefix already (a
+ * segmented tile with a head, scan_seg_pipe_kernel), so it is not
+ * published again; lookback_left takes the same argument. */
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
                                               const T &agg, const T &pad,
-                                              int lane, const Op &op)
+                                              int lane, const Op &op,
+                                              bool incl_known = false)
 {
     static_assert(packed_desc<T>::value, "classic look-back: packed only");
     if (!PRE)
@@ -376,7 +380,7 @@ __device__ __forceinline__ T lookback_classic(const scan_args &a, u32 c,
             break;
         top -= 32;
     }
-    if (lane == 0)
+    if (lane == 0 && !incl_known)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg), a.tag);
     return x;
 }
@@ -486,7 +490,8 @@ __device__ __forceinline__ T lookback_gprefix(const scan_args &a,
 template <class T, class Op, bool PRE = false>
 __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
-                                           int lane, const Op &op)
+                                           int lane, const Op &op,
+                                           bool incl_known = false)
 {
     static_assert(packed_desc<T>::value, "left look-back: packed only");
     constexpr int W = sizeof(T) <= 4 ? 2 : PARSUM_K_LEFT_W8; /* registers */
@@ -543,7 +548,7 @@ __device__ __forceinline__ T lookback_left(const scan_args &a, u32 c,
     for (int w = W - 1; w >= 0; --w)
         if (w <= nw)
             fold(x, v[w], w == nw ? inc[w] : 0u);
-    if (lane == 0)
+    if (lane == 0 && !incl_known)
         publish(a.agg, a.agg_status, c, GROUP_INCL, op(x, agg), a.tag);
     return x;
 }

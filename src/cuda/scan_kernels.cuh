@@ -598,20 +598,24 @@ __device__ __forceinline__ u64 pipe_tile_base(const scan_args &a, u32 c)
 
 /* The second half of a pipelined tile's look-back (its aggregate already
  * published by lookback_publish): 2 the classic one, 3 its left fold, 4
- * the left fold by groups. */
+ * the left fold by groups. incl_known (2 and 3 only): the tile's
+ * inclusive prefix is published already (lookback_classic). */
 template <int LOOKBACK, class T, class Op>
 __device__ __forceinline__ T pipe_lookback(const scan_args &a, u32 c,
                                            const T &agg, const T &pad,
-                                           int lane, const Op &op)
+                                           int lane, const Op &op,
+                                           bool incl_known = false)
 {
     static_assert(LOOKBACK >= 2 && LOOKBACK <= 4,
                   "pipelined: look-backs that wait for claimed tiles only");
     if constexpr (LOOKBACK == 4)
         return lookback_gleft<T, Op, true>(a, c, agg, pad, lane, op);
     else if constexpr (LOOKBACK == 3)
-        return lookback_left<T, Op, true>(a, c, agg, pad, lane, op);
+        return lookback_left<T, Op, true>(a, c, agg, pad, lane, op,
+                                          incl_known);
     else
-        return lookback_classic<T, Op, true>(a, c, agg, pad, lane, op);
+        return lookback_classic<T, Op, true>(a, c, agg, pad, lane, op,
+                                             incl_known);
 }
 
 /* One tile of scan_pipe_kernel in the registers of its block: the

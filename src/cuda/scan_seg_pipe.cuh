@@ -12,8 +12,8 @@
  * find the segment's first lane from one ballot, so only the values move
  * through the shuffles, and the row prefixes keep their flags as bits. A
  * tile then needs the plain tile's registers and keeps its size. Pairs
- * appear only where tiles meet: warp totals, the tile's aggregate and the
- * look-back, under (v1, k1) (+) (v2, k2) = (k2 ? v2 : v1 (+) v2, k1 | k2).
+ * appear only inside a tile: warp totals and the tile's aggregate, under
+ * (v1, k1) (+) (v2, k2) = (k2 ? v2 : v1 (+) v2, k1 | k2).
  *
  * A tile that contains a head knows its inclusive prefix without looking
  * back: it is its aggregate (everything before the last head drops out),
@@ -21,9 +21,25 @@
  * element is a head skips its look-back altogether. The bits published
  * are the ones the look-back would have published, so the left fold's
  * determinism (lookback.cuh) is kept.
+ *
+ * The look-back then needs no flags: a descriptor published as an
+ * aggregate is always of a tile without a head (flag 0), and the fold of
+ * a look-back starts at an inclusive one, whose flag no later step reads.
+ * So under the pair operator every step it takes is the value operator
+ * on the values, and descriptors may hold values alone, as the plain
+ * scan's do; a tile with a head that does look back (its first element
+ * is no head) then does not publish again (incl_known): its inclusive
+ * prefix is its aggregate, published already. The left fold (LOOKBACK 3,
+ * float sums and products) takes values alone: H200, f32, one segment
+ * of n 74 -> 80 % of copy, its folds one shuffle and one add a tile
+ * instead of seg_or_op's ballot, OR-reduction and select. The classic
+ * look-back keeps pairs: with values alone i32 lost 2 points on one
+ * segment (83 -> 81 %) and i64 gained nothing (NOTES section 8).
  */
 #ifndef PARSUM_SCAN_SEG_PIPE_CUH
 #define PARSUM_SCAN_SEG_PIPE_CUH
+
+#include <type_traits>
 
 #include "scan_kernels.cuh"
 
@@ -280,6 +296,9 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     static_assert(TILE == seg_pipe_tile_elems(sizeof(T)), "tile");
     typedef seg_pipe_tile<T, R, V> tile_t;
     typedef seg_pair<T> S;
+    /* Descriptors: values alone for the left fold, else pairs (above). */
+    constexpr bool VALUES = LOOKBACK == 3;
+    typedef typename std::conditional<VALUES, T, S>::type D;
 
     const Op op{};
     const seg_or_op<T, Op> sop{};
@@ -289,7 +308,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
     __shared__ u32 s_xc;      /* the tile whose X(c) early_prefix found */
     __shared__ alignas(16) unsigned char s_raw[(2 * NWARP + 1) * sizeof(S)];
     S *s_wtot = reinterpret_cast<S *>(s_raw); /* [2][NWARP] */
-    S *s_x = s_wtot + 2 * NWARP;
+    D *s_x = reinterpret_cast<D *>(s_wtot + 2 * NWARP); /* X(c) */
 
     const int tid = (int)threadIdx.x;
     const int lane = tid & 31;
@@ -316,7 +335,7 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         const u32 pc = s_try[pb]; /* ~0u: not to be tried */
         bool ok = false;
         if (pc != ~0u) {
-            S v;
+            D v;
             if (peek(a.agg, a.agg_status, (u64)pc - 1u, v, a.tag) ==
                 GROUP_INCL) {
                 ok = true;
@@ -365,8 +384,11 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         /* With a head in the tile the aggregate is the inclusive prefix;
          * tile 0's is inclusive anyway. */
         if (warp == 0 && lane == 0) {
-            publish(a.agg, a.agg_status, t.c,
-                    (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG, g, a.tag);
+            const u32 st = (t.c == 0 || g.k) ? GROUP_INCL : TILE_AGG;
+            if constexpr (VALUES)
+                publish(a.agg, a.agg_status, t.c, st, g.v, a.tag);
+            else
+                publish(a.agg, a.agg_status, t.c, st, g, a.tag);
             /* tried early: a tile with a head that needs a prefix */
             s_try[buf] = (g.k && t.c > 0 && !(t.head & 1u)) ? t.c : ~0u;
         }
@@ -383,8 +405,14 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
         const bool lead = s_lead[buf] != 0u;
         if (warp == 0 && t.c > 0 && !lead &&
             !(PARSUM_K_SEG_EARLY && s_xc == t.c)) {
-            const S xc = pipe_lookback<LOOKBACK>(a, t.c, tile_agg(buf),
-                                                 S{pad, 0u}, lane, sop);
+            const S ta = tile_agg(buf);
+            D xc;
+            if constexpr (VALUES)
+                xc = pipe_lookback<LOOKBACK>(a, t.c, ta.v, pad, lane, op,
+                                             ta.k != 0u);
+            else
+                xc = pipe_lookback<LOOKBACK>(a, t.c, ta, S{pad, 0u}, lane,
+                                             sop);
             if (lane == 0)
                 *s_x = xc;
         }
@@ -394,8 +422,12 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
          * head resets every prefix, so X(c) is left out there. */
         T p = pad;
         bool has = t.c > 0 && !lead;
-        if (has)
-            p = s_x->v;
+        if (has) {
+            if constexpr (VALUES)
+                p = *s_x;
+            else
+                p = s_x->v;
+        }
         for (int i = 0; i < warp; ++i) {
             const S w = s_wtot[buf * NWARP + i];
             p = (has && !w.k) ? op(p, w.v) : w.v;

@@ -270,7 +270,7 @@ __device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
  * element is pad, folded like the others (a select, not a branch). */
 
 /* Elements a row and wave: 4 for 8-byte values, 2 for smaller ones, and
- * 4 for 4-byte integers on a dense share, one averaging at least
+ * 4 for 4-byte values on a dense share, one averaging at least
  * SEGRED_LWIDE_AVG elements a segment (segred_lanes_fold). The width is a
  * function of the share, so results stay bit-identical run to run.
  * H200, 2^26, three rounds in one call (2026-11-28, stop 40): with 4,
@@ -278,22 +278,43 @@ __device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
  * read bound (i64) and 69-75 to 76-79 % (f64), one-element ones 78-83
  * to 83-87 % and 78-82 to 84-88 %, power law 1-2 points lower; 4-byte
  * values gained on 1-8 elements with 4 for i32 (66-75 -> 73-84 %) but
- * not for f32 (64-68 %), and lost 4-7 points on one-element segments
- * (the predicated loads of every row's first wave); 8 a row lost 17
- * points there. Chosen by the share's average instead (one out-of-line
- * function for each width), 4-byte values keep len1 as it was and i32
- * 1-8-element segments went from 63-73 to 76-86 % (2^28: 67 -> 77 %),
- * but f32 stayed at 64-73 % (three rounds in one call) and fell to 62 %
- * at 2^28 in another: floats keep 2 (why they differ is for the SASS to
- * say: their folds cannot be reassociated). */
+ * lost 4-7 points on one-element segments (the predicated loads of every
+ * row's first wave); 8 a row lost 17 points there. So the width is
+ * chosen by the share's average (one out-of-line function for each
+ * width): i32 1-8-element segments went from 63-73 to 76-86 % (2^28: 67
+ * -> 77 %), len1 as it was. f32 gained nothing from 4 a row (64-73 %)
+ * until each row's elements were folded as a tree (segred_row_fold),
+ * 2026-11-29: the row's folds were a chain of dependent float adds,
+ * which integers, whose adds the compiler may regroup, never had. */
 constexpr u64 SEGRED_LWIDE_AVG = 3;
 template <class T>
 __host__ __device__ constexpr int segred_lwave(bool dense)
 {
-    return sizeof(T) == 8 || (dense && sizeof(T) == 4 &&
-                              std::is_integral<T>::value)
-               ? 4
-               : 2;
+    return sizeof(T) == 8 || (dense && sizeof(T) == 4) ? 4 : 2;
+}
+
+/* acc := acc (+) the F elements of a row's wave. 4-byte floats fold them
+ * as a tree first, ((t0 (+) t1) (+) (t2 (+) t3)): a fixed grouping (so
+ * results stay bit-identical run to run, within parsum_reduce's bound)
+ * with a shorter chain of dependent adds than the fold in order, which
+ * the other types keep. H200, f32 SUM, 1-8-element segments at 4 a row
+ * (stop 41, bench/RESULTS.md): 62-66 % of the read bound in order, 79-84
+ * % as a tree. */
+template <class T, int F, class Op>
+__device__ __forceinline__ void segred_row_fold(T &acc, const T (&t)[F],
+                                                const Op &op)
+{
+    if constexpr (std::is_floating_point<T>::value && sizeof(T) == 4 &&
+                  F == 4) {
+        acc = op(acc, op(op(t[0], t[1]), op(t[2], t[3])));
+    } else if constexpr (std::is_floating_point<T>::value &&
+                         sizeof(T) == 4 && F == 2) {
+        acc = op(acc, op(t[0], t[1]));
+    } else {
+#pragma unroll
+        for (int f = 0; f < F; ++f)
+            acc = op(acc, t[f]);
+    }
 }
 
 template <class T, class C, class Op, int F>
@@ -359,9 +380,7 @@ __device__ __forceinline__ bool segred_lanes_waves(
         for (u32 q = 0;;) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-#pragma unroll
-                for (int f = 0; f < F; ++f)
-                    acc[r] = op(acc[r], t[r][f]);
+                segred_row_fold<T, F>(acc[r], t[r], op);
             q += F;
             if (q >= mx)
                 break;
