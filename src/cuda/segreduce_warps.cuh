@@ -299,7 +299,7 @@ __host__ __device__ constexpr int segred_lwave(bool dense)
  * with a shorter chain of dependent adds than the fold in order, which
  * the other types keep. H200, f32 SUM, 1-8-element segments at 4 a row
  * (stop 41, bench/RESULTS.md): 62-66 % of the read bound in order, 79-84
- * % as a tree. */
+ * % as a tree; f64 as trees lost 4-6 points there (NOTES section 8). */
 template <class T, int F, class Op>
 __device__ __forceinline__ void segred_row_fold(T &acc, const T (&t)[F],
                                                 const Op &op)
