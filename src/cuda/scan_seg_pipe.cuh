@@ -437,7 +437,10 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
          * of the inclusive or the exclusive value per element: 2.5-4 %
          * more of the copy bound for i32 and i64 on an H200. The left
          * fold's kernels (float sums and products) keep the one copy:
-         * there the two lost 5-7 % (NOTES section 8). */
+         * there the two lost 5-7 % (NOTES section 8). A warp without a
+         * head (heads and row flags zero in every lane, as load_local
+         * found) takes the same copies with both constant zero: the
+         * plain scan's instructions (seg_pipe_ex). */
         if (PARSUM_K_SEG_PLAIN_WARPS &&
             __all_sync(PARSUM_K_FULL_MASK, (t.head | t.kb) == 0u)) {
             if (LOOKBACK == 3)
