@@ -203,6 +203,28 @@ __device__ __forceinline__ void seg_pipe_out(T (&y)[R][V], const T (&ex)[R],
     }
 }
 
+/* seg_pipe_out as scan_seg_pipe_kernel calls it: with a constant excl
+ * (two copies, one a call takes, instead of a select of the inclusive or
+ * the exclusive value per element: 2.5-4 % more of the copy bound for
+ * i32 and i64 on an H200), except for the left fold's kernels (float
+ * sums and products, LOOKBACK 3), which keep the one copy: there the two
+ * lost 5-7 % (NOTES section 8). Inlined with head and kb constant zero
+ * (a warp without a head), the plain scan's instructions remain. */
+template <int LOOKBACK, int R, int V, class T, class Op>
+__device__ __forceinline__ void seg_pipe_out_call(T (&y)[R][V],
+                                                  const T (&ex)[R], u32 head,
+                                                  u32 kb, const T &p, bool has,
+                                                  int lane, const T &id,
+                                                  const Op &op, bool excl)
+{
+    if (LOOKBACK == 3)
+        seg_pipe_out(y, ex, head, kb, p, has, lane, id, op, excl);
+    else if (excl)
+        seg_pipe_out(y, ex, head, kb, p, has, lane, id, op, true);
+    else
+        seg_pipe_out(y, ex, head, kb, p, has, lane, id, op, false);
+}
+
 /* The end of a segmented pipelined tile's first half (scan_seg_pipe_kernel,
  * rbk_pipe_kernel): lane 0 of each warp stores the warp's total w, thread
  * 0 whether the tile starts with a head; after the barrier warp 0 folds
@@ -433,28 +455,16 @@ __global__ void __launch_bounds__(policy_for(sizeof(T)).block,
             p = (has && !w.k) ? op(p, w.v) : w.v;
             has = true;
         }
-        /* Two copies of the fold, one a call takes, instead of a select
-         * of the inclusive or the exclusive value per element: 2.5-4 %
-         * more of the copy bound for i32 and i64 on an H200. The left
-         * fold's kernels (float sums and products) keep the one copy:
-         * there the two lost 5-7 % (NOTES section 8). A warp without a
-         * head (heads and row flags zero in every lane, as load_local
-         * found) takes the same copies with both constant zero: the
-         * plain scan's instructions (seg_pipe_ex). */
+        /* A warp without a head (heads and row flags zero in every lane,
+         * as load_local found) takes the second pass with both constant
+         * zero (seg_pipe_ex). */
         if (PARSUM_K_SEG_PLAIN_WARPS &&
-            __all_sync(PARSUM_K_FULL_MASK, (t.head | t.kb) == 0u)) {
-            if (LOOKBACK == 3)
-                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, excl);
-            else if (excl)
-                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, true);
-            else
-                seg_pipe_out(t.y, t.ex, 0u, 0u, p, has, lane, id, op, false);
-        } else if (LOOKBACK == 3)
-            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, excl);
-        else if (excl)
-            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, true);
+            __all_sync(PARSUM_K_FULL_MASK, (t.head | t.kb) == 0u))
+            seg_pipe_out_call<LOOKBACK>(t.y, t.ex, 0u, 0u, p, has, lane, id,
+                                        op, excl);
         else
-            seg_pipe_out(t.y, t.ex, t.head, t.kb, p, has, lane, id, op, false);
+            seg_pipe_out_call<LOOKBACK>(t.y, t.ex, t.head, t.kb, p, has, lane,
+                                        id, op, excl);
         const u64 base = tile_base(t.c);
         T *out = static_cast<T *>(a.out) + base;
         tile_store<T, R, V, REV>(out, t.y, lay, base + TILE <= a.n,

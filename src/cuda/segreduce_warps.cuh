@@ -304,12 +304,18 @@ template <class T, int F, class Op>
 __device__ __forceinline__ void segred_row_fold(T &acc, const T (&t)[F],
                                                 const Op &op)
 {
-    if constexpr (std::is_floating_point<T>::value && sizeof(T) == 4 &&
-                  F == 4) {
-        acc = op(acc, op(op(t[0], t[1]), op(t[2], t[3])));
-    } else if constexpr (std::is_floating_point<T>::value &&
-                         sizeof(T) == 4 && F == 2) {
-        acc = op(acc, op(t[0], t[1]));
+    if constexpr (std::is_floating_point<T>::value && sizeof(T) == 4) {
+        static_assert(F == 2 || F == 4, "a row's tree: 2 or 4 elements");
+        T u[F];
+#pragma unroll
+        for (int f = 0; f < F; ++f)
+            u[f] = t[f];
+#pragma unroll
+        for (int w = F / 2; w >= 1; w /= 2)
+#pragma unroll
+            for (int i = 0; i < w; ++i)
+                u[i] = op(u[2 * i], u[2 * i + 1]);
+        acc = op(acc, u[0]);
     } else {
 #pragma unroll
         for (int f = 0; f < F; ++f)
