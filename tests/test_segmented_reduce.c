@@ -16,7 +16,8 @@
  * that segment ends meet the GPU kernel's tile and block edges, from an
  * aligned and a misaligned input, and float sums bit-identical from call
  * to call there; 2^24 elements of short segments with long ones among
- * them (many rounds of the GPU kernel's batches a block), float sums
+ * them (the GPU kernel's warp streams, or many rounds of its batches a
+ * block under PARSUM_CUDA_SEGRED_STREAM=0), float sums
  * bit-identical there too; with PARSUM_TEST_SEG_HUGE=1 on CUDA, more
  * than 2^31 elements.
  *
@@ -211,9 +212,10 @@ static uint64_t short_long_mix(tu_rng *r, size_t k, size_t huge_every,
  * elements mostly, every 8th of 4-40, every 500th of 65-3000 and every
  * 20000th of 5000-40000 (mean about 7). On the GPU the shares average
  * under 64 bytes a segment, so a block starts one segment a thread and
- * hands the rest of its share to the batches of 128 segments a warp at
- * the first long one (src/cuda/segreduce_batches.cuh); the longest are
- * folded partly by the whole block (deferred spans). */
+ * hands the rest of its share to one stream a warp at the first long one
+ * (src/cuda/segreduce_stream.cuh; under PARSUM_CUDA_SEGRED_STREAM=0 to
+ * the batches of 128 segments a warp, src/cuda/segreduce_batches.cuh,
+ * whose longest segments are folded partly by the whole block). */
 static uint64_t short_long_len(tu_rng *r, size_t k)
 {
     return short_long_mix(r, k, 20000, 5000, 500);
@@ -477,10 +479,14 @@ static void test_seg_reduce_edges_repeatable(void **state)
  * mostly, every 8th of 4-40, every 400th of 65-3000 and every 6000th of
  * 9000-40000 (mean about 12). Such a share averages under 64 bytes a
  * segment (4-byte values and smaller), so the block starts one segment a
- * thread and hands the rest to the batches (src/cuda/segreduce_batches.cuh),
- * whose rounds defer the long segments' spans to the whole block: many
- * rounds of batches and many deferred spans a block, which the smaller
- * mixes above do not reach. */
+ * thread and hands the rest to one stream a warp
+ * (src/cuda/segreduce_stream.cuh), and shares around the longest
+ * segments (64 to 512 bytes a segment) stream from their start: every
+ * warp of a block crosses long and short segments and many chunks. Under
+ * PARSUM_CUDA_SEGRED_STREAM=0 the batches (src/cuda/segreduce_batches.cuh)
+ * take the same shares, whose rounds defer the long segments' spans to
+ * the whole block: many rounds of batches and many deferred spans a
+ * block, which the smaller mixes above do not reach. */
 static uint64_t short_long_large_len(tu_rng *r, size_t k)
 {
     return short_long_mix(r, k, 6000, 9000, 400);

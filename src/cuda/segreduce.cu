@@ -1,7 +1,8 @@
 /*
  * segreduce.cu - the look-back-free segmented reduce of the built-in
  * dtypes and operators: its kernel (the pieces are in
- * segreduce_kernels.cuh, segreduce_warps.cuh and segreduce_batches.cuh)
+ * segreduce_kernels.cuh, segreduce_warps.cuh, segreduce_stream.cuh,
+ * segreduce_batches.cuh and segreduce_run.cuh)
  * and the launch: one kernel of G = (multiprocessors x
  * SEGRED_BLOCKS_PER_SM) blocks, whatever n and the segment lengths, with
  * 12 to 16 bytes of carry per block in the scratch arena. n =
@@ -14,6 +15,7 @@
 #include "segreduce_kernels.cuh"
 #include "segreduce_batches.cuh"
 #include "segreduce_run.cuh"
+#include "segreduce_stream.cuh"
 
 #include <stdint.h>
 
@@ -71,9 +73,13 @@ __device__ void segred_fixup(segred_smem<T> &sm, const segred_args &a,
 }
 
 /* The ways through a block's share [(s0, e0), (s1, e1)] other than the
- * tile walk (segreduce_warps.cuh, segreduce_batches.cuh): short segments
- * one a thread and, from the first round with a long one, by batches;
- * moderate ones one a warp. Returns whether one was taken (the share is
+ * tile walk: short segments one a thread (segreduce_warps.cuh) and, from
+ * the first round with a long one, one stream a warp
+ * (segreduce_stream.cuh); shares of short segments with a long one among
+ * them (64 to 512 bytes a segment) streamed from the start; moderate
+ * ones one a warp. PARSUM_CUDA_SEGRED_STREAM=0 gives the streams' work
+ * back to the batches (segreduce_batches.cuh) and the tile walk, as
+ * before them. Returns whether one was taken (the share is
  * then done and carry is the block's carry). Block-uniform. */
 template <class T, class C, class Op>
 __device__ __forceinline__ bool segred_other_ways(
@@ -84,10 +90,22 @@ __device__ __forceinline__ bool segred_other_ways(
     const u64 nseg = a.nseg;
     if (segred_lanes_take<C>(s0, e0, s1, e1)) {
         u64 hs = 0;
-        if (!segred_lanes_fold<T, C, Op>(sm, a.offsets, in, out, nseg, s0,
-                                         e0, s1, e1, id, pad, op, tid, carry,
-                                         hs))
+        if (segred_lanes_fold<T, C, Op>(sm, a.offsets, in, out, nseg, s0,
+                                        e0, s1, e1, id, pad, op, tid, carry,
+                                        hs))
+            return true;
+        if ((a.options & OPT_SEGRED_STREAM) != 0u && s1 - hs < (1ull << 31))
+            carry = segred_stream_call<T, C, Op>(a.offsets, in, out, n, nseg,
+                                                 hs, e0, s1, e1, vec, id, pad,
+                                                 tid);
+        else
             carry = segred_batches<T, C, Op>(a.offsets, in, out, n, nseg, hs,
+                                             e0, s1, e1, vec, id, pad, tid);
+        return true;
+    }
+    if ((a.options & OPT_SEGRED_STREAM) != 0u &&
+        segred_stream_take<C>(s0, e0, s1, e1)) {
+        carry = segred_stream_call<T, C, Op>(a.offsets, in, out, n, nseg, s0,
                                              e0, s1, e1, vec, id, pad, tid);
         return true;
     }
@@ -369,7 +387,10 @@ parsum_status parsum__cuda_seg_reduce_builtin(parsum_context *ctx,
     a.nseg = nseg;
     a.num_blocks = (unsigned)g;
     a.options = (is_aligned(in, 16) ? parsum_k::OPT_VEC : 0u) |
-                (segred_warps_on() ? parsum_k::OPT_SEGRED_WARPS : 0u);
+                (segred_warps_on() ? parsum_k::OPT_SEGRED_WARPS : 0u) |
+                (parsum__cuda_env_on("PARSUM_CUDA_SEGRED_STREAM")
+                     ? parsum_k::OPT_SEGRED_STREAM
+                     : 0u);
     a.carry_seg = reinterpret_cast<unsigned long long *>(scratch);
     a.carry_val = reinterpret_cast<unsigned *>(scratch + seg_bytes);
     a.counter = st->dev_counter; /* self-resetting, shared with the reduce */

@@ -35,8 +35,11 @@
  * (segred_tile_pieces). A block whose share holds only segments of
  * moderate length folds it one segment a warp instead, a block whose
  * share holds short ones one segment a thread (segreduce_warps.cuh) and,
- * once long ones appear among them, by batches of segments a warp
- * (segreduce_batches.cuh). The kernel itself, which puts these pieces
+ * once long ones appear among them, one stream of elements a warp
+ * (segreduce_stream.cuh), which also takes shares of short segments with
+ * a long one among them (batches of segments a warp, segreduce_batches.cuh,
+ * did that work before and still do under PARSUM_CUDA_SEGRED_STREAM=0).
+ * The kernel itself, which puts these pieces
  * together, and the last block's fix-up are in segreduce.cu.
  *
  * Every fold keeps sequence order within a thread, and the combining
@@ -82,6 +85,10 @@ struct segred_args {
 /* segred_args.options beside OPT_VEC: blocks may fold their share by
  * warps (segreduce_warps.cuh); cleared by PARSUM_CUDA_SEGRED_WARPS=0. */
 constexpr u32 OPT_SEGRED_WARPS = 4u;
+/* Short segments among long ones by one stream a warp
+ * (segreduce_stream.cuh) rather than by batches (segreduce_batches.cuh);
+ * cleared by PARSUM_CUDA_SEGRED_STREAM=0. */
+constexpr u32 OPT_SEGRED_STREAM = 8u;
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 

@@ -235,15 +235,16 @@ __device__ __forceinline__ T segred_warps(segred_smem<T> &sm, const u64 *offsets
  * offsets, elements and outputs are read and written by neighbouring
  * threads), as long as no segment of a round is longer than
  * SEGRED_LMAX elements; the first round that has one hands the rest of
- * the share to the batches of segreduce_batches.cuh. */
+ * the share to one stream a warp (segreduce_stream.cuh; the batches of
+ * segreduce_batches.cuh under PARSUM_CUDA_SEGRED_STREAM=0). */
 constexpr u64 SEGRED_LAVG_BYTES = 64;
 constexpr u32 SEGRED_LMAX = 64;
 constexpr int SEGRED_LROWS = 4;
 
 /* Whether the block starts on its share [(s0, e0), (s1, e1)] by threads
  * (block-uniform: values every thread has). Fewer than 2^31 elements,
- * so that the batches (segreduce_batches.cuh) may take over with 32-bit
- * positions. */
+ * so that the streams (segreduce_stream.cuh) or the batches
+ * (segreduce_batches.cuh) may take over with 32-bit positions. */
 template <class C>
 __device__ __forceinline__ bool segred_lanes_take(u64 s0, u64 e0, u64 s1,
                                                   u64 e1)

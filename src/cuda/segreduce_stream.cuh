@@ -1,0 +1,527 @@
+/*
+ * segreduce_stream.cuh - the segmented reduce's walk of short segments
+ * among longer ones (a power-law mix of lengths) as one stream of
+ * elements a warp.
+ *
+ * Where. A block whose share averages under 64 bytes a segment starts
+ * one segment a thread (segreduce_warps.cuh) and hands the rest of its
+ * share here at the first round with a long segment; a block whose share
+ * averages 64 to 512 bytes a segment (short segments with a long one
+ * among them) streams its whole share. Before, the first went to batches
+ * of 128 segments a warp (segreduce_batches.cuh, still there under
+ * PARSUM_CUDA_SEGRED_STREAM=0) and the second to the tile walk, whose
+ * staging, window searches and block scans per tile ran short segments
+ * at about a fifth of the read bound: in a power-law mix those blocks
+ * finished last, and 8-byte values ran at 30 % of the read bound.
+ *
+ * How. The share's path (elements, and W per segment end, as the block
+ * shares are cut) is split into one contiguous piece a warp, and the warp
+ * walks its elements in chunks of 32 E from start to end: the heads of
+ * each chunk come from the next offsets in turn (a cursor, never a
+ * search), a long segment is only a run of chunks without a head, and no
+ * barrier stands between chunks.
+ *
+ * A chunk [c, c + 32 E): the warp loads the offsets of the next segments
+ * 32 at a time (KB batches in flight together), and for each segment j
+ * with elements whose first one b lies in the chunk sets bit b - c of the
+ * warp's head mask and, at position b - c, the index of the segment that
+ * head closes (the last segment with elements before j; relative to the
+ * warp's first segment). Empty segments get the identity where the
+ * cursor passes them. Lane l folds the chunk's elements [c + l E, c + (l
+ * + 1) E), restarting at each head and writing the closed segment's total
+ * at once when it began in the same lane. Without an empty segment in the
+ * chunk the heads are consecutive segments, so a lane numbers its
+ * closings from the heads before it (a popcount scan over the lanes) and
+ * writes them through a pointer; with one it reads each head's entry. A
+ * segmented warp scan then gives each lane the part of the segment open
+ * at its start, which completes the segment its first head closes.
+ * Elements outside the warp's piece are pad (folded like the others).
+ *
+ * The warp's first segment (open at its start) and its last (open at
+ * its end) are left to the block: warp w leaves (the part of its first
+ * segment, whether that segment ended in it, the part of its last), and
+ * one thread chains the warps in order, writes the first segments' totals
+ * and returns the share's carry, s1's part.
+ *
+ * Order within a segment: lane runs in element order, combined by the
+ * warp scan's fixed tree, chunks left to right, then warps in order;
+ * every cut depends on the offsets, n and the grid alone, so results are
+ * bit-identical run to run. The scan regroups (commutative operators, as
+ * every fast path of the segmented reduce).
+ */
+#ifndef PARSUM_SEGREDUCE_STREAM_CUH
+#define PARSUM_SEGREDUCE_STREAM_CUH
+
+#include "segreduce_warps.cuh"
+
+namespace parsum_k {
+
+#if defined(__CUDACC__)
+
+template <class T, class C>
+struct segred_scfg {
+    /* 16 elements a lane (8 for 8-byte values): one head-mask word per
+     * two lanes (one per four), as many 16-byte loads as that takes. */
+    static constexpr u32 E = C::ES == 8 ? 8u : 16u;
+    static constexpr int VPL = (int)(E / C::V);
+    static constexpr u32 CH = 32u * E; /* elements a chunk */
+    static constexpr u32 HW = CH / 32u; /* head-mask words */
+    /* Batches of 32 offsets loaded together: about 90 heads a chunk of
+     * 512 at the power law's mean of 5.5 elements. */
+    static constexpr int KB = C::ES == 8 ? 2 : 4;
+};
+
+/* Whether a block streams its share [(s0, e0), (s1, e1)] from the start:
+ * short segments on average (under SEGRED_WAVG_BYTES, where one segment
+ * a warp would idle lanes) that one segment a thread does not take
+ * (segred_lanes_take), i.e. a long segment among short ones. */
+template <class C>
+__device__ __forceinline__ bool segred_stream_take(u64 s0, u64 e0, u64 s1,
+                                                   u64 e1)
+{
+    return s1 > s0 && e1 >= e0 && e1 - e0 < (1ull << 31) &&
+           s1 - s0 < (1ull << 31) &&
+           (e1 - e0) * C::ES < (s1 - s0 + 1) * SEGRED_WAVG_BYTES;
+}
+
+/* The stream's shared memory, laid over sm.x (unused on this path). */
+template <class T, class C>
+struct segred_ssmem {
+    u32 cpos[C::NWARP][segred_scfg<T, C>::CH]; /* segment a head closes */
+    u32 hm[C::NWARP][segred_scfg<T, C>::HW];
+    u64 cs[C::NWARP + 1], ce[C::NWARP + 1]; /* the warps' cuts */
+    T hp[C::NWARP], tp[C::NWARP]; /* first segment's part, last's */
+    u32 emp[C::NWARP];            /* the first segment is empty */
+};
+
+template <class T, class C>
+__device__ __forceinline__ segred_ssmem<T, C> &segred_ss(segred_smem<T> &sm)
+{
+    static_assert(sizeof(segred_ssmem<T, C>) <= sizeof(sm.x),
+                  "the stream's shared memory fits in sm.x");
+    return *reinterpret_cast<segred_ssmem<T, C> *>(sm.x);
+}
+
+/* The cut at path point k of the share [(sa, ea), (s1, e1)] (Q(sa) = ea
+ * + W sa, Q(s) = offsets[s] + W s after it), searched by one warp, 32
+ * probes a step. */
+template <class C>
+__device__ __forceinline__ void segred_scut(const u64 *offsets, u64 n,
+                                            u64 sa, u64 ea, u64 s1, u64 e1,
+                                            u64 k, int lane, u64 &s, u64 &e)
+{
+    u64 lo = sa, hi = s1;
+    while (lo < hi) {
+        const u64 step = (hi - lo + 32) / 32;
+        const u64 p = lo + (u64)lane * step;
+        bool ok = p == lo;
+        if (p > lo && p <= hi) {
+            u64 o = offsets[p];
+            o = o < n ? o : n;
+            ok = o + C::W * p <= k;
+        }
+        const u32 b = __ballot_sync(PARSUM_K_FULL_MASK, ok);
+        lo += (u64)(31 - __clz((int)b)) * step;
+        hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+    }
+    u64 st = ea;
+    if (lo > sa) {
+        st = offsets[lo];
+        st = st < n ? st : n;
+    }
+    u64 en = e1;
+    if (lo < s1) {
+        en = offsets[lo + 1];
+        en = en < n ? en : n;
+    }
+    const u64 q = st + C::W * lo;
+    u64 x = q <= k ? st + (k - q) : st;
+    x = x < en ? x : en;
+    x = x > ea ? x : ea;
+    s = lo;
+    e = x < e1 ? x : e1;
+}
+
+/* The lane's vectors of chunk c (zero outside the piece). */
+template <class T, class C>
+__device__ __forceinline__ void segred_sload(
+    vec16 (&q)[segred_scfg<T, C>::VPL], const T *in, u64 n, u64 rb, u32 rlo,
+    u32 rhi, u32 c, bool vec, const T &pad, int lane)
+{
+    typedef segred_scfg<T, C> S;
+    const u32 cl = c + (u32)lane * S::E;
+#pragma unroll
+    for (int v = 0; v < S::VPL; ++v) {
+        const u32 base = cl + (u32)v * C::V;
+        q[v] = vec16{0u, 0u, 0u, 0u};
+        if (base < rhi && base + C::V > rlo)
+            q[v] = segred_load<T, C>(in, rb + base, n, vec, pad);
+    }
+}
+
+/* The heads of chunk [c, c + CH) of the warp's piece [rlo, rhi)
+ * (positions relative to rb; sw the piece's first segment, sx its last):
+ * the mask hm and the closed segments cp (relative to sw) of the
+ * segments from the cursor j whose first element lies in the chunk; the
+ * empty ones among them get the identity. Advances j past them and lnz
+ * (the last segment with a head) to the last of them. Returns whether
+ * one was empty (warp-uniform). */
+template <class T, class C>
+__device__ __forceinline__ bool segred_sheads(
+    segred_ssmem<T, C> &ss, const u64 *offsets, T *out, u64 nseg, u64 rb,
+    u32 rlo, u32 rhi, u64 sw, u64 sx, u32 c, const T &id, int lane,
+    int warp, u64 &j, u64 &lnz)
+{
+    typedef segred_scfg<T, C> S;
+    u32 *hm = ss.hm[warp];
+    u32 *cp = ss.cpos[warp];
+    const u64 ew = rb + rlo, ex = rb + rhi;
+    const u32 cend = c + S::CH;
+    __syncwarp(); /* the last chunk's heads are read */
+    if ((u32)lane < S::HW)
+        hm[lane] = 0u;
+    __syncwarp();
+    /* The heads: batches of 32 segments from j, KB loaded together;
+     * positions relative to rb, clamped into [rlo, rhi]. */
+    bool emp = false; /* the chunk passed an empty segment */
+    for (bool more = true; more;) {
+        /* offsets[j + 32 k + lane], k < KB, and offsets[j + 32 KB] (the
+         * next segment's start comes from the lane above). */
+        u64 o[S::KB];
+#pragma unroll
+        for (int k = 0; k < S::KB; ++k) {
+            const u64 jj = j + (u64)(32 * k + lane);
+            o[k] = jj <= sx ? offsets[jj] : ~0ull;
+        }
+        const u64 jl = j + (u64)(32 * S::KB);
+        const u64 ol = jl <= sx ? offsets[jl] : ~0ull;
+#pragma unroll
+        for (int k = 0; k < S::KB; ++k) {
+            if (!more)
+                break;
+            const u64 jb = j + (u64)(32 * k), jj = jb + (u64)lane;
+            u64 o1 = shfl_down(o[k], 1);
+            const u64 on = shfl_idx(k + 1 < S::KB ? o[k + 1 < S::KB ? k + 1 : k]
+                                                  : ol,
+                                    0);
+            o1 = lane == 31 ? on : o1;
+            o1 = jj < sx ? o1 : ex;
+            const u32 b = o[k] <= ew ? rlo
+                          : o[k] >= ex ? rhi
+                                       : (u32)(o[k] - rb);
+            const u32 e = o1 <= ew ? rlo : o1 >= ex ? rhi : (u32)(o1 - rb);
+            const bool take = jj <= sx && b < cend;
+            const u32 tm = __ballot_sync(PARSUM_K_FULL_MASK, take);
+            const u32 cnt = tm == ~0u ? 32u : (u32)(__ffs((int)~tm) - 1);
+            const bool mine = (u32)lane < cnt;
+            const bool head = mine && b < e && b >= c;
+            const u32 hmk = __ballot_sync(PARSUM_K_FULL_MASK, head);
+            if (head) {
+                const u32 below = hmk & ((1u << lane) - 1u);
+                const u64 jp = below != 0u
+                                   ? jb + (u64)(31 - __clz((int)below))
+                                   : lnz;
+                const u32 p = b - c;
+                cp[p] = (u32)(jp - sw);
+                atomicOr(&hm[p / 32u], 1u << (p % 32u));
+            }
+            const bool em = mine && !head && jj < sx;
+            if (em && jj < nseg)
+                out[jj] = id;
+            emp = emp || __any_sync(PARSUM_K_FULL_MASK, em);
+            if (hmk != 0u)
+                lnz = jb + (u64)(31 - __clz((int)hmk));
+            if (cnt < 32u) {
+                j = jb + cnt;
+                more = false;
+            }
+        }
+        if (more)
+            j += (u64)(32 * S::KB);
+    }
+    __syncwarp();
+    return emp;
+}
+
+/* The lane's fold of its E elements q with head bits hb: acc = the part
+ * of its last segment, hp = the part of the segment open at its start,
+ * hd = whether it has a head; the segments that begin and end in it are
+ * written: at dst, dst + 1, ... (LOOK false: their closings are
+ * consecutive segments) or at out[sw + cp[position]] (LOOK true). cf:
+ * the segment its first head closes (LOOK true; else left as it is). */
+template <class T, class C, class Op, bool LOOK>
+__device__ __forceinline__ void segred_sfold(
+    const vec16 (&q)[segred_scfg<T, C>::VPL], u32 hb, const u32 *cp,
+    T *out, u64 sw, T *dst, const T &pad, const Op &op, int lane, T &acc,
+    T &hp, bool &hd, u32 &cf)
+{
+    typedef segred_scfg<T, C> S;
+    acc = pad;
+    hp = pad;
+    hd = false;
+#pragma unroll
+    for (int v = 0; v < S::VPL; ++v) {
+        T t[C::V];
+        memcpy(t, &q[v], sizeof t);
+#pragma unroll
+        for (u32 x = 0; x < C::V; ++x) {
+            const u32 i = (u32)v * C::V + x;
+            if (((hb >> i) & 1u) != 0u) {
+                if constexpr (LOOK) {
+                    const u32 ci = cp[(u32)lane * S::E + i];
+                    if (hd) {
+                        out[sw + ci] = acc;
+                    } else {
+                        hp = acc;
+                        cf = ci;
+                    }
+                } else {
+                    if (hd)
+                        *dst++ = acc;
+                    else
+                        hp = acc;
+                }
+                hd = true;
+                acc = t[x];
+            } else {
+                acc = op(acc, t[x]);
+            }
+        }
+    }
+}
+
+/* One chunk [c, c + CH) of the warp's piece (see segred_sheads): q its
+ * lane's vectors, cin the part of the segment open at c, seen whether
+ * the piece has had a head. */
+template <class T, class C, class Op>
+__device__ __forceinline__ void segred_schunk(
+    vec16 (&q)[segred_scfg<T, C>::VPL], segred_ssmem<T, C> &ss,
+    const u64 *offsets, T *out, u64 nseg, u64 rb, u32 rlo, u32 rhi, u64 sw,
+    u64 sx, u32 c, const T &id, const T &pad, const Op &op, int lane,
+    int warp, u64 &j, u64 &lnz, T &cin, bool &seen)
+{
+    typedef segred_scfg<T, C> S;
+    const u32 cl = c + (u32)lane * S::E;
+    const u64 j0 = j, lnz0 = lnz;
+    const bool emp = segred_sheads<T, C>(ss, offsets, out, nseg, rb, rlo, rhi,
+                                         sw, sx, c, id, lane, warp, j, lnz);
+    const u32 bit = (u32)lane * S::E;
+    const u32 hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) &
+                   (S::E == 32u ? ~0u : (1u << S::E) - 1u);
+    /* Elements outside the piece fold as pad. */
+    if (c < rlo || c + S::CH > rhi) {
+#pragma unroll
+        for (int v = 0; v < S::VPL; ++v) {
+            T t[C::V];
+            memcpy(t, &q[v], sizeof t);
+#pragma unroll
+            for (u32 x = 0; x < C::V; ++x) {
+                const u32 i = cl + (u32)v * C::V + x;
+                if (i < rlo || i >= rhi)
+                    t[x] = pad;
+            }
+            memcpy(&q[v], t, sizeof t);
+        }
+    }
+    T acc, hp;
+    bool hd;
+    u32 cf = 0; /* the segment the lane's first head closes */
+    if (!emp) {
+        /* No empty segment: the chunk's heads are segments j0, j0 + 1,
+         * ..., the r-th closing lnz0 (r = 0) or j0 + r - 1, so the lane
+         * counts its closings from the heads before it. */
+        const u32 pc = (u32)__popc(hb);
+        u32 incl = pc;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const u32 t = __shfl_up_sync(PARSUM_K_FULL_MASK, incl, d);
+            if (lane >= d)
+                incl += t;
+        }
+        const u32 ex0 = incl - pc, rj = (u32)(j0 - sw);
+        cf = ex0 == 0u ? (u32)(lnz0 - sw) : rj + ex0 - 1u;
+        /* dst: where the lane's second head's closing goes */
+        segred_sfold<T, C, Op, false>(q, hb, nullptr, out, sw,
+                                      out + sw + rj + ex0, pad, op, lane,
+                                      acc, hp, hd, cf);
+    } else {
+        segred_sfold<T, C, Op, true>(q, hb, ss.cpos[warp], out, sw, nullptr,
+                                     pad, op, lane, acc, hp, hd, cf);
+    }
+    /* Segmented scan of (acc, hd) over the lanes, from cin. */
+    T sv = acc;
+    int sf = hd ? 1 : 0;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const T ov = shfl_up(sv, d);
+        const int of = __shfl_up_sync(PARSUM_K_FULL_MASK, sf, d);
+        if (lane >= d) {
+            if (sf == 0)
+                sv = op(ov, sv);
+            sf |= of;
+        }
+    }
+    const T ev = shfl_up(sv, 1);
+    const int ef = __shfl_up_sync(PARSUM_K_FULL_MASK, sf, 1);
+    const T lin = lane == 0 ? cin : ef != 0 ? ev : op(cin, ev);
+    if (hd) {
+        const T v = op(lin, hp);
+        if (cf == 0u)
+            ss.hp[warp] = v; /* the piece's first head closes sw */
+        else
+            out[sw + cf] = v;
+    }
+    const T tv = shfl_idx(sv, 31);
+    const int tf = __shfl_sync(PARSUM_K_FULL_MASK, sf, 31);
+    cin = tf != 0 ? tv : op(cin, tv);
+    seen = seen || tf != 0;
+}
+
+/* The warps' cuts of the share [(sa, e0), (s1, e1)] into ss.cs / ss.ce
+ * (warp w's piece runs from cut w to cut w + 1), by equal path. */
+template <class T, class C>
+__device__ __forceinline__ void segred_scuts(segred_ssmem<T, C> &ss,
+                                             const u64 *offsets, u64 n,
+                                             u64 sa, u64 e0, u64 s1, u64 e1,
+                                             int lane, int warp)
+{
+    u64 ea = offsets[sa];
+    ea = ea < n ? ea : n;
+    ea = ea > e0 ? ea : e0;
+    ea = ea < e1 ? ea : e1;
+    const u64 ka = ea + C::W * sa;
+    u64 kb = e1 + C::W * s1;
+    kb = kb > ka ? kb : ka;
+    if (warp == 0) {
+        if (lane == 0) {
+            ss.cs[0] = sa;
+            ss.ce[0] = ea;
+            ss.cs[C::NWARP] = s1;
+            ss.ce[C::NWARP] = e1;
+        }
+    } else {
+        u64 s, e;
+        segred_scut<C>(offsets, n, sa, ea, s1, e1,
+                       ka + (kb - ka) * (u64)warp / C::NWARP, lane, s, e);
+        if (lane == 0) {
+            ss.cs[warp] = s;
+            ss.ce[warp] = e;
+        }
+    }
+}
+
+/* The share's carry (s1's part): the warps' first and last segments
+ * chained in order, the first ones' totals written (thread 0). */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_schain(segred_smem<T> &sm,
+                                           const segred_ssmem<T, C> &ss,
+                                           T *out, u64 s1, u64 nseg,
+                                           const T &id, const T &pad,
+                                           const Op &op)
+{
+    T cv = pad;
+    for (int w = 0; w < C::NWARP; ++w) {
+        const u64 s = ss.cs[w];
+        if (ss.cs[w + 1] > s) {
+            segred_put_total(sm, out, s, s1, nseg, op(cv, ss.hp[w]),
+                             ss.emp[w] != 0u, id);
+            cv = ss.tp[w];
+        } else {
+            cv = op(cv, ss.hp[w]);
+        }
+    }
+    return cv;
+}
+
+/* The share's segments from sa (sa's part from e0, s1's up to e1) as one
+ * stream a warp (see the file's head). Returns the block's carry (s1's
+ * part) in every thread. Block-uniform. Needs e1 - e0 < 2^31 and s1 - sa
+ * < 2^31. */
+template <class T, class C, class Op>
+__device__ __forceinline__ T segred_stream_body(const u64 *offsets,
+                                                const T *in, T *out, u64 n,
+                                                u64 nseg, u64 sa, u64 e0,
+                                                u64 s1, u64 e1, bool vec,
+                                                T id, T pad, int tid)
+{
+    extern __shared__ __align__(16) unsigned char segred_dyn[];
+    segred_smem<T> &sm = *reinterpret_cast<segred_smem<T> *>(segred_dyn);
+    typedef segred_scfg<T, C> S;
+    const Op op{};
+    const int lane = tid & 31, warp = tid >> 5;
+    segred_ssmem<T, C> &ss = segred_ss<T, C>(sm);
+    __syncthreads(); /* earlier users of sm.x are done */
+    segred_scuts<T, C>(ss, offsets, n, sa, e0, s1, e1, lane, warp);
+    __syncthreads();
+    const u64 sw = ss.cs[warp], ew = ss.ce[warp];
+    u64 sx = ss.cs[warp + 1], ex = ss.ce[warp + 1];
+    sx = sx > sw ? sx : sw; /* only invalid offsets reorder the cuts */
+    ex = ex > ew ? ex : ew;
+    const u64 rb = ew - ew % C::V;
+    const u32 rlo = (u32)(ew - rb), rhi = (u32)(ex - rb);
+    if (lane == 0) {
+        ss.hp[warp] = pad;
+        u32 em = 0u;
+        if (sw < sx) {
+            u64 o = offsets[sw], o1 = offsets[sw + 1];
+            o = o < n ? o : n;
+            o1 = o1 < n ? o1 : n;
+            em = o == o1 ? 1u : 0u;
+        }
+        ss.emp[warp] = em;
+    }
+    __syncwarp();
+    u64 j = sw + 1u, lnz = sw;
+    T cin = pad;
+    bool seen = false;
+    vec16 q[S::VPL];
+    segred_sload<T, C>(q, in, n, rb, rlo, rhi, 0u, vec, pad, lane);
+    for (u32 c = 0; c < rhi; c += S::CH) {
+        segred_schunk<T, C, Op>(q, ss, offsets, out, nseg, rb, rlo, rhi,
+                                sw, sx, c, id, pad, op, lane, warp, j, lnz,
+                                cin, seen);
+        /* The next chunk's elements. (Loaded a chunk ahead instead, held
+         * in registers through this chunk's walk, they made ptxas spill
+         * 180-330 bytes and power law ran 1.4-2.5x slower: not kept.) */
+        if (c + S::CH < rhi)
+            segred_sload<T, C>(q, in, n, rb, rlo, rhi, c + S::CH, vec, pad,
+                               lane);
+    }
+    /* Segments the cursor did not reach: empty ones at the piece's end. */
+    for (u64 jj = j + (u64)lane; jj < sx; jj += 32u)
+        if (jj < nseg)
+            out[jj] = id;
+    if (lane == 0) {
+        T t = pad;
+        if (!seen)
+            ss.hp[warp] = cin;
+        else if (lnz == sx)
+            t = cin;
+        else if (lnz < nseg)
+            out[lnz] = cin;
+        ss.tp[warp] = t;
+    }
+    __syncthreads();
+    if (tid == 0)
+        sm.wcarry = segred_schain<T, C, Op>(sm, ss, out, s1, nseg, id, pad, op);
+    __syncthreads();
+    return sm.wcarry;
+}
+
+/* Out of line: registers of its own (the kernel's other ways keep
+ * theirs). */
+template <class T, class C, class Op>
+__device__ __noinline__ T segred_stream_call(const u64 *offsets, const T *in,
+                                             T *out, u64 n, u64 nseg, u64 sa,
+                                             u64 e0, u64 s1, u64 e1,
+                                             bool vec, T id, T pad, int tid)
+{
+    return segred_stream_body<T, C, Op>(offsets, in, out, n, nseg, sa, e0,
+                                        s1, e1, vec, id, pad, tid);
+}
+
+#endif /* __CUDACC__ */
+
+} /* namespace parsum_k */
+
+#endif /* PARSUM_SEGREDUCE_STREAM_CUH */
