@@ -214,15 +214,6 @@ __device__ __forceinline__ void bu8_take(u32 (&v)[BU8_GROUPS], u32 in, u32 ld,
     }
 }
 
-/* Inclusive sum over the warp's lanes (shfl_up_add steps). */
-__device__ __forceinline__ u32 bu8_warp_scan(u32 v)
-{
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2)
-        shfl_up_add(v, d);
-    return v;
-}
-
 /* Bytes of v as 16-bit fields: (b0, b1) and (b2, b3). */
 __device__ __forceinline__ u32 bu8_lo(u32 v) { return __byte_perm(v, 0, 0x5150); }
 __device__ __forceinline__ u32 bu8_hi(u32 v) { return __byte_perm(v, 0, 0x5352); }
@@ -320,7 +311,7 @@ bu8_band(const img_in &in, const img_out &dst, const box_u8_geom &g, int x0,
         for (int m = 0; m < BU8_GROUPS; m++) {
             const u32 c0 = cs[m][0] & 0xffffu, p1 = c0 + (cs[m][0] >> 16);
             const u32 p2 = p1 + (cs[m][1] & 0xffffu), p3 = p2 + (cs[m][1] >> 16);
-            const u32 inc = bu8_warp_scan(p3);
+            const u32 inc = warp_incl_sum(p3);
             const u32 ex = base + inc - p3;
             base += __shfl_sync(0xffffffffu, inc, 31);
             u32 *q = P + 32 * m + lane;

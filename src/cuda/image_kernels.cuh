@@ -38,6 +38,8 @@ using parsum_k::cp_async;
 using parsum_k::cp_async_commit;
 using parsum_k::cp_async_wait;
 using parsum_k::cp_async_wait_all;
+using parsum_k::shfl_up_add;
+using parsum_k::warp_incl_sum;
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -84,18 +86,6 @@ template <class T>
 __device__ __forceinline__ T shfl_xor(T v, int d)
 {
     return __shfl_xor_sync(0xffffffffu, v, d);
-}
-
-/* One step of a 32-bit inclusive warp scan: v += v of lane - d where that
- * lane exists. The shuffle's predicate says whether it does, so the step
- * is two instructions (shuffle, predicated add) instead of three. */
-__device__ __forceinline__ void shfl_up_add(u32 &v, int d)
-{
-    asm("{ .reg .u32 t; .reg .pred p;\n"
-        "  shfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n"
-        "  @p add.u32 %0, %0, t; }"
-        : "+r"(v)
-        : "r"(d));
 }
 
 /* The sum over the warp, in every lane; one instruction for 32-bit

@@ -293,6 +293,28 @@ __device__ __forceinline__ T shfl_up(const T &v, int d)
     return from_words<T>(r);
 }
 
+/* One step of a 32-bit inclusive warp scan: v += v of lane - d where that
+ * lane exists. The shuffle's predicate says whether it does, so the step
+ * is two instructions (shuffle, predicated add) instead of three. */
+__device__ __forceinline__ void shfl_up_add(u32 &v, int d)
+{
+    asm("{ .reg .u32 t; .reg .pred p;\n"
+        "  shfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n"
+        "  @p add.u32 %0, %0, t; }"
+        : "+r"(v)
+        : "r"(d));
+}
+
+/* Inclusive sum of a 32-bit value over the warp's lanes (lower lanes
+ * first), in shfl_up_add steps. */
+__device__ __forceinline__ u32 warp_incl_sum(u32 v)
+{
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2)
+        shfl_up_add(v, d);
+    return v;
+}
+
 template <class T>
 __device__ __forceinline__ T shfl_down(const T &v, int d)
 {

@@ -331,14 +331,7 @@ __device__ __forceinline__ void segred_schunk(
          * ..., the r-th closing lnz0 (r = 0) or j0 + r - 1, so the lane
          * counts its closings from the heads before it. */
         const u32 pc = (u32)__popc(hb);
-        u32 incl = pc;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const u32 t = __shfl_up_sync(PARSUM_K_FULL_MASK, incl, d);
-            if (lane >= d)
-                incl += t;
-        }
-        const u32 ex0 = incl - pc, rj = (u32)(j0 - sw);
+        const u32 ex0 = warp_incl_sum(pc) - pc, rj = (u32)(j0 - sw);
         cf = ex0 == 0u ? (u32)(lnz0 - sw) : rj + ex0 - 1u;
         /* dst: where the lane's second head's closing goes */
         segred_sfold<T, C, Op, false>(q, hb, nullptr, out, sw,
