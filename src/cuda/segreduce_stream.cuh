@@ -87,7 +87,13 @@ __device__ __forceinline__ bool segred_stream_take(u64 s0, u64 e0, u64 s1,
 /* The stream's shared memory, laid over sm.x (unused on this path). */
 template <class T, class C>
 struct segred_ssmem {
-    u32 cpos[C::NWARP][segred_scfg<T, C>::CH]; /* segment a head closes */
+    /* A chunk's heads: the segment each closes (read when the chunk has
+     * an empty segment), or the totals staged by its closing's number
+     * (without one). */
+    union {
+        u32 cpos[segred_scfg<T, C>::CH];
+        T res[segred_scfg<T, C>::CH];
+    } u[C::NWARP];
     u32 hm[C::NWARP][segred_scfg<T, C>::HW];
     u64 cs[C::NWARP + 1], ce[C::NWARP + 1]; /* the warps' cuts */
     T hp[C::NWARP], tp[C::NWARP]; /* first segment's part, last's */
@@ -159,85 +165,88 @@ __device__ __forceinline__ void segred_sload(
     }
 }
 
+/* Offset o as a position of the piece relative to rb, clamped into
+ * [rlo, rhi] (o - rb read as signed: offsets below rb clamp to rlo). */
+__device__ __forceinline__ u32 segred_spos(u64 o, u64 rb, u32 rlo, u32 rhi)
+{
+    const long long d = (long long)(o - rb);
+    return d <= (long long)rlo ? rlo : d >= (long long)rhi ? rhi : (u32)d;
+}
+
 /* The heads of chunk [c, c + CH) of the warp's piece [rlo, rhi)
- * (positions relative to rb; sw the piece's first segment, sx its last):
- * the mask hm and the closed segments cp (relative to sw) of the
- * segments from the cursor j whose first element lies in the chunk; the
- * empty ones among them get the identity. Advances j past them and lnz
- * (the last segment with a head) to the last of them. Returns whether
- * one was empty (warp-uniform). */
+ * (positions relative to rb; segments relative to the piece's first,
+ * ofs = offsets + sw, sxr its last): the mask hm and the closed segments
+ * cp of the segments from the cursor j whose first element lies in the
+ * chunk; the empty ones among them get the identity. Advances j past
+ * them and lnz (the last segment with a head) to the last of them.
+ * Returns whether one was empty (warp-uniform). Relative indices keep
+ * the walk in 32-bit registers (a piece has under 2^31 segments). */
 template <class T, class C>
 __device__ __forceinline__ bool segred_sheads(
-    segred_ssmem<T, C> &ss, const u64 *offsets, T *out, u64 nseg, u64 rb,
-    u32 rlo, u32 rhi, u64 sw, u64 sx, u32 c, const T &id, int lane,
-    int warp, u64 &j, u64 &lnz)
+    segred_ssmem<T, C> &ss, const u64 *ofs, T *outw, u32 nsr, u64 rb,
+    u32 rlo, u32 rhi, u32 sxr, u32 c, const T &id, int lane, int warp,
+    u32 &j, u32 &lnz)
 {
     typedef segred_scfg<T, C> S;
     u32 *hm = ss.hm[warp];
-    u32 *cp = ss.cpos[warp];
-    const u64 ew = rb + rlo, ex = rb + rhi;
+    u32 *cp = ss.u[warp].cpos;
     const u32 cend = c + S::CH;
-    __syncwarp(); /* the last chunk's heads are read */
+    const u32 below = (1u << lane) - 1u;
+    __syncwarp(); /* the last chunk's heads and totals are read */
     if ((u32)lane < S::HW)
         hm[lane] = 0u;
     __syncwarp();
-    /* The heads: batches of 32 segments from j, KB loaded together;
-     * positions relative to rb, clamped into [rlo, rhi]. */
     bool emp = false; /* the chunk passed an empty segment */
     for (bool more = true; more;) {
-        /* offsets[j + 32 k + lane], k < KB, and offsets[j + 32 KB] (the
-         * next segment's start comes from the lane above). */
-        u64 o[S::KB];
+        /* The starts of segments j + 32 k + lane, k < KB, and of j + 32
+         * KB (the next segment's start comes from the lane above);
+         * segments past sxr start at rhi. */
+        u32 b[S::KB];
 #pragma unroll
         for (int k = 0; k < S::KB; ++k) {
-            const u64 jj = j + (u64)(32 * k + lane);
-            o[k] = jj <= sx ? offsets[jj] : ~0ull;
+            const u32 jj = j + (u32)(32 * k + lane);
+            b[k] = jj <= sxr ? segred_spos(ofs[jj], rb, rlo, rhi) : rhi;
         }
-        const u64 jl = j + (u64)(32 * S::KB);
-        const u64 ol = jl <= sx ? offsets[jl] : ~0ull;
+        const u32 jl = j + (u32)(32 * S::KB);
+        const u32 bl = jl <= sxr ? segred_spos(ofs[jl], rb, rlo, rhi) : rhi;
 #pragma unroll
         for (int k = 0; k < S::KB; ++k) {
             if (!more)
                 break;
-            const u64 jb = j + (u64)(32 * k), jj = jb + (u64)lane;
-            u64 o1 = shfl_down(o[k], 1);
-            const u64 on = shfl_idx(k + 1 < S::KB ? o[k + 1 < S::KB ? k + 1 : k]
-                                                  : ol,
-                                    0);
-            o1 = lane == 31 ? on : o1;
-            o1 = jj < sx ? o1 : ex;
-            const u32 b = o[k] <= ew ? rlo
-                          : o[k] >= ex ? rhi
-                                       : (u32)(o[k] - rb);
-            const u32 e = o1 <= ew ? rlo : o1 >= ex ? rhi : (u32)(o1 - rb);
-            const bool take = jj <= sx && b < cend;
+            const u32 jb = j + (u32)(32 * k), jj = jb + (u32)lane;
+            const u32 bn = __shfl_sync(PARSUM_K_FULL_MASK,
+                                       k + 1 < S::KB ? b[k + 1 < S::KB ? k + 1 : k]
+                                                     : bl,
+                                       0);
+            u32 e = __shfl_down_sync(PARSUM_K_FULL_MASK, b[k], 1);
+            e = lane == 31 ? bn : e;
+            const bool take = jj <= sxr && b[k] < cend;
             const u32 tm = __ballot_sync(PARSUM_K_FULL_MASK, take);
-            const u32 cnt = tm == ~0u ? 32u : (u32)(__ffs((int)~tm) - 1);
+            /* the leading lanes that take (all of them but for invalid
+             * offsets) */
+            const u32 cnt = (u32)__popc(tm & ~(tm + 1u));
             const bool mine = (u32)lane < cnt;
-            const bool head = mine && b < e && b >= c;
+            const bool head = mine && b[k] < e && b[k] >= c;
             const u32 hmk = __ballot_sync(PARSUM_K_FULL_MASK, head);
             if (head) {
-                const u32 below = hmk & ((1u << lane) - 1u);
-                const u64 jp = below != 0u
-                                   ? jb + (u64)(31 - __clz((int)below))
-                                   : lnz;
-                const u32 p = b - c;
-                cp[p] = (u32)(jp - sw);
+                const u32 bl2 = hmk & below;
+                const u32 p = b[k] - c;
+                cp[p] = bl2 != 0u ? jb + (u32)(31 - __clz((int)bl2)) : lnz;
                 atomicOr(&hm[p / 32u], 1u << (p % 32u));
             }
-            const bool em = mine && !head && jj < sx;
-            if (em && jj < nseg)
-                out[jj] = id;
+            const bool em = mine && !head && jj < sxr;
+            if (em && jj < nsr)
+                outw[jj] = id;
             emp = emp || __any_sync(PARSUM_K_FULL_MASK, em);
             if (hmk != 0u)
-                lnz = jb + (u64)(31 - __clz((int)hmk));
+                lnz = jb + (u32)(31 - __clz((int)hmk));
             if (cnt < 32u) {
                 j = jb + cnt;
                 more = false;
             }
         }
         if (more)
-            j += (u64)(32 * S::KB);
+            j += (u32)(32 * S::KB);
     }
     __syncwarp();
     return emp;
@@ -245,20 +254,23 @@ __device__ __forceinline__ bool segred_sheads(
 
 /* The lane's fold of its E elements q with head bits hb: acc = the part
  * of its last segment, hp = the part of the segment open at its start,
- * hd = whether it has a head; the segments that begin and end in it are
- * written: at dst, dst + 1, ... (LOOK false: their closings are
- * consecutive segments) or at out[sw + cp[position]] (LOOK true). cf:
- * the segment its first head closes (LOOK true; else left as it is). */
+ * hd = whether it has a head. LOOK false (no empty segment in the
+ * chunk): the lane's heads close its closings k0, k0 + 1, ... in turn,
+ * and those from its second head on are staged in res[k0 + 1], ...
+ * without a branch. LOOK true: the segments that begin and end in the
+ * lane are written at once to outw[cp[position]], and cf is set to the
+ * segment its first head closes. */
 template <class T, class C, class Op, bool LOOK>
 __device__ __forceinline__ void segred_sfold(
     const vec16 (&q)[segred_scfg<T, C>::VPL], u32 hb, const u32 *cp,
-    T *out, u64 sw, T *dst, const T &pad, const Op &op, int lane, T &acc,
+    T *outw, T *res, u32 k0, const T &pad, const Op &op, int lane, T &acc,
     T &hp, bool &hd, u32 &cf)
 {
     typedef segred_scfg<T, C> S;
     acc = pad;
     hp = pad;
     hd = false;
+    u32 k = k0;
 #pragma unroll
     for (int v = 0; v < S::VPL; ++v) {
         T t[C::V];
@@ -266,25 +278,29 @@ __device__ __forceinline__ void segred_sfold(
 #pragma unroll
         for (u32 x = 0; x < C::V; ++x) {
             const u32 i = (u32)v * C::V + x;
-            if (((hb >> i) & 1u) != 0u) {
-                if constexpr (LOOK) {
+            const bool h = ((hb >> i) & 1u) != 0u;
+            if constexpr (LOOK) {
+                if (h) {
                     const u32 ci = cp[(u32)lane * S::E + i];
                     if (hd) {
-                        out[sw + ci] = acc;
+                        outw[ci] = acc;
                     } else {
                         hp = acc;
                         cf = ci;
                     }
+                    hd = true;
+                    acc = t[x];
                 } else {
-                    if (hd)
-                        *dst++ = acc;
-                    else
-                        hp = acc;
+                    acc = op(acc, t[x]);
                 }
-                hd = true;
-                acc = t[x];
             } else {
-                acc = op(acc, t[x]);
+                if (h && hd)
+                    res[k] = acc;
+                hp = h && !hd ? acc : hp;
+                k += h ? 1u : 0u;
+                hd = hd || h;
+                const T f = op(acc, t[x]);
+                acc = h ? t[x] : f;
             }
         }
     }
@@ -296,15 +312,15 @@ __device__ __forceinline__ void segred_sfold(
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_schunk(
     vec16 (&q)[segred_scfg<T, C>::VPL], segred_ssmem<T, C> &ss,
-    const u64 *offsets, T *out, u64 nseg, u64 rb, u32 rlo, u32 rhi, u64 sw,
-    u64 sx, u32 c, const T &id, const T &pad, const Op &op, int lane,
-    int warp, u64 &j, u64 &lnz, T &cin, bool &seen)
+    const u64 *ofs, T *outw, u32 nsr, u64 rb, u32 rlo, u32 rhi, u32 sxr,
+    u32 c, const T &id, const T &pad, const Op &op, int lane, int warp,
+    u32 &j, u32 &lnz, T &cin, bool &seen)
 {
     typedef segred_scfg<T, C> S;
     const u32 cl = c + (u32)lane * S::E;
-    const u64 j0 = j, lnz0 = lnz;
-    const bool emp = segred_sheads<T, C>(ss, offsets, out, nseg, rb, rlo, rhi,
-                                         sw, sx, c, id, lane, warp, j, lnz);
+    const u32 j0 = j, lnz0 = lnz;
+    const bool emp = segred_sheads<T, C>(ss, ofs, outw, nsr, rb, rlo, rhi,
+                                         sxr, c, id, lane, warp, j, lnz);
     const u32 bit = (u32)lane * S::E;
     const u32 hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) &
                    (S::E == 32u ? ~0u : (1u << S::E) - 1u);
@@ -326,20 +342,19 @@ __device__ __forceinline__ void segred_schunk(
     T acc, hp;
     bool hd;
     u32 cf = 0; /* the segment the lane's first head closes */
+    T *res = ss.u[warp].res;
+    /* No empty segment: the chunk's heads are segments j0, j0 + 1, ...,
+     * the r-th closing lnz0 (r = 0) or j0 + r - 1, so the lane counts its
+     * closings from the heads before it. */
+    const u32 pc = (u32)__popc(hb);
+    const u32 inc = warp_incl_sum(pc), ex0 = inc - pc;
     if (!emp) {
-        /* No empty segment: the chunk's heads are segments j0, j0 + 1,
-         * ..., the r-th closing lnz0 (r = 0) or j0 + r - 1, so the lane
-         * counts its closings from the heads before it. */
-        const u32 pc = (u32)__popc(hb);
-        const u32 ex0 = warp_incl_sum(pc) - pc, rj = (u32)(j0 - sw);
-        cf = ex0 == 0u ? (u32)(lnz0 - sw) : rj + ex0 - 1u;
-        /* dst: where the lane's second head's closing goes */
-        segred_sfold<T, C, Op, false>(q, hb, nullptr, out, sw,
-                                      out + sw + rj + ex0, pad, op, lane,
-                                      acc, hp, hd, cf);
+        cf = ex0 == 0u ? lnz0 : j0 + ex0 - 1u;
+        segred_sfold<T, C, Op, false>(q, hb, nullptr, outw, res, ex0, pad,
+                                      op, lane, acc, hp, hd, cf);
     } else {
-        segred_sfold<T, C, Op, true>(q, hb, ss.cpos[warp], out, sw, nullptr,
-                                     pad, op, lane, acc, hp, hd, cf);
+        segred_sfold<T, C, Op, true>(q, hb, ss.u[warp].cpos, outw, nullptr,
+                                     0u, pad, op, lane, acc, hp, hd, cf);
     }
     /* Segmented scan of (acc, hd) over the lanes, from cin. */
     T sv = acc;
@@ -361,8 +376,21 @@ __device__ __forceinline__ void segred_schunk(
         const T v = op(lin, hp);
         if (cf == 0u)
             ss.hp[warp] = v; /* the piece's first head closes sw */
+        else if (emp)
+            outw[cf] = v;
         else
-            out[sw + cf] = v;
+            res[ex0] = v;
+    }
+    if (!emp) {
+        /* The staged totals, closing r to segment lnz0 (r = 0) or j0 + r
+         * - 1, coalesced. */
+        const u32 nh = __shfl_sync(PARSUM_K_FULL_MASK, inc, 31);
+        __syncwarp();
+        for (u32 r = (u32)lane; r < nh; r += 32u) {
+            const u32 sg = r == 0u ? lnz0 : j0 + r - 1u;
+            if (sg != 0u)
+                outw[sg] = res[r];
+        }
     }
     const T tv = shfl_idx(sv, 31);
     const int tf = __shfl_sync(PARSUM_K_FULL_MASK, sf, 31);
@@ -464,34 +492,41 @@ __device__ __forceinline__ T segred_stream_body(const u64 *offsets,
         ss.emp[warp] = em;
     }
     __syncwarp();
-    u64 j = sw + 1u, lnz = sw;
+    /* Segments relative to sw from here on. */
+    const u64 *ofs = offsets + sw;
+    T *outw = out + sw;
+    const u32 sxr = (u32)(sx - sw);
+    const u64 nr = nseg - sw; /* sw <= sx <= nseg */
+    const u32 nsr = nr < (u64)~0u ? (u32)nr : ~0u;
+    u32 j = 1u, lnz = 0u;
     T cin = pad;
     bool seen = false;
     vec16 q[S::VPL];
     segred_sload<T, C>(q, in, n, rb, rlo, rhi, 0u, vec, pad, lane);
     for (u32 c = 0; c < rhi; c += S::CH) {
-        segred_schunk<T, C, Op>(q, ss, offsets, out, nseg, rb, rlo, rhi,
-                                sw, sx, c, id, pad, op, lane, warp, j, lnz,
-                                cin, seen);
+        segred_schunk<T, C, Op>(q, ss, ofs, outw, nsr, rb, rlo, rhi, sxr, c,
+                                id, pad, op, lane, warp, j, lnz, cin, seen);
         /* The next chunk's elements. (Loaded a chunk ahead instead, held
          * in registers through this chunk's walk, they made ptxas spill
-         * 180-330 bytes and power law ran 1.4-2.5x slower: not kept.) */
+         * 180-330 bytes and power law ran 1.4-2.5x slower; copied into
+         * shared memory by cp.async a chunk ahead, it ran 1.3-1.5x
+         * slower: not kept.) */
         if (c + S::CH < rhi)
             segred_sload<T, C>(q, in, n, rb, rlo, rhi, c + S::CH, vec, pad,
                                lane);
     }
     /* Segments the cursor did not reach: empty ones at the piece's end. */
-    for (u64 jj = j + (u64)lane; jj < sx; jj += 32u)
-        if (jj < nseg)
-            out[jj] = id;
+    for (u32 jj = j + (u32)lane; jj < sxr; jj += 32u)
+        if (jj < nsr)
+            outw[jj] = id;
     if (lane == 0) {
         T t = pad;
         if (!seen)
             ss.hp[warp] = cin;
-        else if (lnz == sx)
+        else if (lnz == sxr)
             t = cin;
-        else if (lnz < nseg)
-            out[lnz] = cin;
+        else if (lnz < nsr)
+            outw[lnz] = cin;
         ss.tp[warp] = t;
     }
     __syncthreads();
