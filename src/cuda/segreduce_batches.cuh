@@ -339,11 +339,6 @@ __device__ __noinline__ T segred_bspan(const T *in, u64 lo, u64 hi, u64 n,
     return segred_block_reduce<T, C>(sm, v, tid & 31, tid >> 5, op);
 }
 
-__device__ __forceinline__ void prefetch_l2(const void *p)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
 /* offsets[j0 + 4 lane + s], s = 0 .. 4, as far as segment s1 needs them
  * (n past them). */
 __device__ __forceinline__ void segred_bload(const u64 *offsets, u64 nseg,

@@ -28,14 +28,19 @@
  * head closes (the last segment with elements before j; relative to the
  * warp's first segment). Empty segments get the identity where the
  * cursor passes them. Lane l folds the chunk's elements [c + l E, c + (l
- * + 1) E), restarting at each head and writing the closed segment's total
- * at once when it began in the same lane. Without an empty segment in the
+ * + 1) E), restarting at each head. Without an empty segment in the
  * chunk the heads are consecutive segments, so a lane numbers its
- * closings from the heads before it (a popcount scan over the lanes) and
- * writes them through a pointer; with one it reads each head's entry. A
- * segmented warp scan then gives each lane the part of the segment open
- * at its start, which completes the segment its first head closes.
- * Elements outside the warp's piece are pad (folded like the others).
+ * closings from the heads before it (a popcount scan over the lanes),
+ * stages the totals of those that began in it in shared memory by number
+ * (predicated stores, no branch), and the warp writes all of the chunk's
+ * totals out coalesced at its end; with an empty segment a lane reads
+ * each head's entry and writes at once. A segmented warp scan gives each
+ * lane the part of the segment open at its start, which completes the
+ * segment its first head closes. Elements outside the warp's piece are
+ * pad (folded like the others). The walk counts segments from the
+ * warp's first in 32-bit registers. While a chunk is folded, the next
+ * chunk's elements are already loading and its offsets' lines are asked
+ * of L2.
  *
  * The warp's first segment (open at its start) and its last (open at
  * its end) are left to the block: warp w leaves (the part of its first
@@ -156,6 +161,17 @@ __device__ __forceinline__ void segred_sload(
 {
     typedef segred_scfg<T, C> S;
     const u32 cl = c + (u32)lane * S::E;
+    if (vec && c + S::CH <= rhi) {
+        /* A chunk inside the piece (rlo < V: the vectors straddling it
+         * are masked later): plain 16-byte loads. */
+#pragma unroll
+        for (int v = 0; v < S::VPL; ++v) {
+            const uint4 r = __ldg(reinterpret_cast<const uint4 *>(
+                in + rb + cl + (u32)v * C::V));
+            q[v] = vec16{r.x, r.y, r.z, r.w};
+        }
+        return;
+    }
 #pragma unroll
     for (int v = 0; v < S::VPL; ++v) {
         const u32 base = cl + (u32)v * C::V;
@@ -166,11 +182,14 @@ __device__ __forceinline__ void segred_sload(
 }
 
 /* Offset o as a position of the piece relative to rb, clamped into
- * [rlo, rhi] (o - rb read as signed: offsets below rb clamp to rlo). */
+ * [rlo, rhi]: o - rb in 32 bits when its high word is zero, else rlo (o
+ * below rb) or rhi (o at least 2^32 past it). */
 __device__ __forceinline__ u32 segred_spos(u64 o, u64 rb, u32 rlo, u32 rhi)
 {
-    const long long d = (long long)(o - rb);
-    return d <= (long long)rlo ? rlo : d >= (long long)rhi ? rhi : (u32)d;
+    const u64 d = o - rb;
+    const u32 hi = (u32)(d >> 32), lo = (u32)d;
+    const u32 mid = lo < rlo ? rlo : lo > rhi ? rhi : lo;
+    return hi == 0u ? mid : (hi >> 31) != 0u ? rlo : rhi;
 }
 
 /* The heads of chunk [c, c + CH) of the warp's piece [rlo, rhi)
@@ -312,15 +331,22 @@ __device__ __forceinline__ void segred_sfold(
 template <class T, class C, class Op>
 __device__ __forceinline__ void segred_schunk(
     vec16 (&q)[segred_scfg<T, C>::VPL], segred_ssmem<T, C> &ss,
-    const u64 *ofs, T *outw, u32 nsr, u64 rb, u32 rlo, u32 rhi, u32 sxr,
-    u32 c, const T &id, const T &pad, const Op &op, int lane, int warp,
-    u32 &j, u32 &lnz, T &cin, bool &seen)
+    const u64 *ofs, T *outw, u32 nsr, const T *in, u64 n, bool vec, u64 rb,
+    u32 rlo, u32 rhi, u32 sxr, u32 c, const T &id, const T &pad,
+    const Op &op, int lane, int warp, u32 &j, u32 &lnz, T &cin, bool &seen)
 {
     typedef segred_scfg<T, C> S;
     const u32 cl = c + (u32)lane * S::E;
     const u32 j0 = j, lnz0 = lnz;
     const bool emp = segred_sheads<T, C>(ss, ofs, outw, nsr, rb, rlo, rhi,
                                          sxr, c, id, lane, warp, j, lnz);
+    /* The next chunk's heads start at j: the lines of its offsets (two
+     * chunks' worth at the power law's mean) are asked of L2 now, so that
+     * they wait on L2 rather than on DRAM. (Copied into shared memory by
+     * cp.async instead, or with the chunk's elements too: no faster, or
+     * 1.3-1.5x slower.) */
+    if (lane < 16 && j + 16u * (u32)lane <= sxr)
+        prefetch_l2(ofs + j + 16u * (u32)lane);
     const u32 bit = (u32)lane * S::E;
     const u32 hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) &
                    (S::E == 32u ? ~0u : (1u << S::E) - 1u);
@@ -356,6 +382,14 @@ __device__ __forceinline__ void segred_schunk(
         segred_sfold<T, C, Op, true>(q, hb, ss.u[warp].cpos, outw, nullptr,
                                      0u, pad, op, lane, acc, hp, hd, cf);
     }
+    /* The next chunk's elements, in q as soon as it is free: they travel
+     * during the scan, the totals' writes and the next chunk's heads.
+     * (Loaded a chunk ahead instead, held in registers through this
+     * chunk's walk, they made ptxas spill 180-330 bytes and power law
+     * ran 1.4-2.5x slower; copied into shared memory by cp.async a chunk
+     * ahead, 1.3-1.5x slower.) */
+    if (c + S::CH < rhi)
+        segred_sload<T, C>(q, in, n, rb, rlo, rhi, c + S::CH, vec, pad, lane);
     /* Segmented scan of (acc, hd) over the lanes, from cin. */
     T sv = acc;
     int sf = hd ? 1 : 0;
@@ -504,16 +538,9 @@ __device__ __forceinline__ T segred_stream_body(const u64 *offsets,
     vec16 q[S::VPL];
     segred_sload<T, C>(q, in, n, rb, rlo, rhi, 0u, vec, pad, lane);
     for (u32 c = 0; c < rhi; c += S::CH) {
-        segred_schunk<T, C, Op>(q, ss, ofs, outw, nsr, rb, rlo, rhi, sxr, c,
-                                id, pad, op, lane, warp, j, lnz, cin, seen);
-        /* The next chunk's elements. (Loaded a chunk ahead instead, held
-         * in registers through this chunk's walk, they made ptxas spill
-         * 180-330 bytes and power law ran 1.4-2.5x slower; copied into
-         * shared memory by cp.async a chunk ahead, it ran 1.3-1.5x
-         * slower: not kept.) */
-        if (c + S::CH < rhi)
-            segred_sload<T, C>(q, in, n, rb, rlo, rhi, c + S::CH, vec, pad,
-                               lane);
+        segred_schunk<T, C, Op>(q, ss, ofs, outw, nsr, in, n, vec, rb, rlo,
+                                rhi, sxr, c, id, pad, op, lane, warp, j, lnz,
+                                cin, seen);
     }
     /* Segments the cursor did not reach: empty ones at the piece's end. */
     for (u32 jj = j + (u32)lane; jj < sxr; jj += 32u)
