@@ -499,20 +499,20 @@ __device__ __forceinline__ void cp_async_wait()
 #endif
 }
 
-/* Asks L2 for the line holding p: nothing waits for it and no register
- * holds it, so a later load of data a walk will need soon misses only to
- * L2. */
-__device__ __forceinline__ void prefetch_l2(const void *p)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
 /* Waits for all of this thread's copies, committed or not. */
 __device__ __forceinline__ void cp_async_wait_all()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
+}
+
+/* Asks L2 for the line holding p: nothing waits for it and no register
+ * holds it, so a later load of data a walk will need soon misses only to
+ * L2. */
+__device__ __forceinline__ void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
 /* Ordered warp reduction: lane 0 ends with v(lane 0) (+) ... (+) v(lane 31)

@@ -248,9 +248,9 @@ __device__ __forceinline__ bool segred_sheads(
             const bool head = mine && b[k] < e && b[k] >= c;
             const u32 hmk = __ballot_sync(PARSUM_K_FULL_MASK, head);
             if (head) {
-                const u32 bl2 = hmk & below;
+                const u32 hbl = hmk & below; /* heads of the lanes before */
                 const u32 p = b[k] - c;
-                cp[p] = bl2 != 0u ? jb + (u32)(31 - __clz((int)bl2)) : lnz;
+                cp[p] = hbl != 0u ? jb + (u32)(31 - __clz((int)hbl)) : lnz;
                 atomicOr(&hm[p / 32u], 1u << (p % 32u));
             }
             const bool em = mine && !head && jj < sxr;
@@ -370,12 +370,13 @@ __device__ __forceinline__ void segred_schunk(
     u32 cf = 0; /* the segment the lane's first head closes */
     T *res = ss.u[warp].res;
     /* No empty segment: the chunk's heads are segments j0, j0 + 1, ...,
-     * the r-th closing lnz0 (r = 0) or j0 + r - 1, so the lane counts its
+     * so the r-th closing is segment closed(r), and the lane counts its
      * closings from the heads before it. */
+    const auto closed = [&](u32 r) { return r == 0u ? lnz0 : j0 + r - 1u; };
     const u32 pc = (u32)__popc(hb);
     const u32 inc = warp_incl_sum(pc), ex0 = inc - pc;
     if (!emp) {
-        cf = ex0 == 0u ? lnz0 : j0 + ex0 - 1u;
+        cf = closed(ex0);
         segred_sfold<T, C, Op, false>(q, hb, nullptr, outw, res, ex0, pad,
                                       op, lane, acc, hp, hd, cf);
     } else {
@@ -416,12 +417,11 @@ __device__ __forceinline__ void segred_schunk(
             res[ex0] = v;
     }
     if (!emp) {
-        /* The staged totals, closing r to segment lnz0 (r = 0) or j0 + r
-         * - 1, coalesced. */
+        /* The staged totals, closing r to segment closed(r), coalesced. */
         const u32 nh = __shfl_sync(PARSUM_K_FULL_MASK, inc, 31);
         __syncwarp();
         for (u32 r = (u32)lane; r < nh; r += 32u) {
-            const u32 sg = r == 0u ? lnz0 : j0 + r - 1u;
+            const u32 sg = closed(r);
             if (sg != 0u)
                 outw[sg] = res[r];
         }
