@@ -63,6 +63,19 @@ namespace parsum_k {
 
 #if defined(__CUDACC__)
 
+/* Batches of 32 offsets the heads' cursor loads together (a round; more
+ * rounds when a chunk has more heads): 3 for values of up to 4 bytes, 2
+ * for 8-byte ones (about 90 and 45 heads a chunk at the power law's mean
+ * of 5.5 elements). H200, power law, with the lean cursor: 4-byte values
+ * 3 against 4 batches a round up to 4 points of the read bound better or
+ * the same. Macros for measurements. */
+#ifndef PARSUM_K_SEGRED_SKB4
+#define PARSUM_K_SEGRED_SKB4 3
+#endif
+#ifndef PARSUM_K_SEGRED_SKB8
+#define PARSUM_K_SEGRED_SKB8 2
+#endif
+
 template <class T, class C>
 struct segred_scfg {
     /* 16 elements a lane (8 for 8-byte values): one head-mask word per
@@ -71,9 +84,8 @@ struct segred_scfg {
     static constexpr int VPL = (int)(E / C::V);
     static constexpr u32 CH = 32u * E; /* elements a chunk */
     static constexpr u32 HW = CH / 32u; /* head-mask words */
-    /* Batches of 32 offsets loaded together: about 90 heads a chunk of
-     * 512 at the power law's mean of 5.5 elements. */
-    static constexpr int KB = C::ES == 8 ? 2 : 4;
+    static constexpr int KB =
+        C::ES == 8 ? PARSUM_K_SEGRED_SKB8 : PARSUM_K_SEGRED_SKB4;
 };
 
 /* Whether a block streams its share [(s0, e0), (s1, e1)] from the start:
@@ -271,14 +283,75 @@ __device__ __forceinline__ bool segred_sheads(
     return emp;
 }
 
+/* The heads of an interior chunk [c, c + CH) (c + CH <= rhi) as
+ * segred_sheads finds them when no segment among them is empty, at about
+ * a third of its instructions: each offset the cursor takes sets its bit
+ * and nothing else, neither the segment it closes nor the empty-segment
+ * tests. Takes the same offsets as segred_sheads (those that start before
+ * cend, clamped as segred_spos clamps) and advances j past them, but sets
+ * a bit only for an offset at or after the chunk's first element of the
+ * piece, max(c, rlo). Every taken offset set a bit of its own exactly when
+ * the mask holds j - j0 bits (j0: j before): the heads were then j0, j0 +
+ * 1, ... in order and segred_sheads would have found the same mask with
+ * no empty segment, so the caller compares the counts and otherwise runs
+ * segred_sheads from j0 instead (an empty segment, or offsets not as the
+ * API states them). */
+template <class T, class C>
+__device__ __forceinline__ void segred_sheads_lean(segred_ssmem<T, C> &ss,
+                                                   const u64 *ofs, u64 rb,
+                                                   u32 rlo, u32 sxr, u32 c,
+                                                   int lane, int warp, u32 &j)
+{
+    typedef segred_scfg<T, C> S;
+    u32 *hm = ss.hm[warp];
+    const u32 lo = c > rlo ? c : rlo;
+    const u64 base = rb + lo;
+    const u32 lim = c + S::CH - lo; /* taken: o - base < lim */
+    const u32 off = lo - c;         /* bit of o: o - base + off */
+    __syncwarp(); /* the last chunk's heads and totals are read */
+    if ((u32)lane < S::HW)
+        hm[lane] = 0u;
+    __syncwarp();
+    for (bool more = true; more;) {
+        u64 d[S::KB];
+#pragma unroll
+        for (int k = 0; k < S::KB; ++k) {
+            const u32 jj = j + (u32)(32 * k + lane);
+            d[k] = jj <= sxr ? ofs[jj] - base : (u64)lim;
+        }
+#pragma unroll
+        for (int k = 0; k < S::KB; ++k) {
+            const bool below = (long long)d[k] < 0; /* taken, no head */
+            const bool take = below || d[k] < (u64)lim;
+            const u32 tm = __ballot_sync(PARSUM_K_FULL_MASK, take);
+            const u32 cnt = (u32)__popc(tm & ~(tm + 1u));
+            if ((u32)lane < cnt && !below) {
+                const u32 p = (u32)d[k] + off;
+                atomicOr(&hm[p / 32u], 1u << (p % 32u));
+            }
+            if (cnt < 32u) {
+                j += (u32)(32 * k) + cnt;
+                more = false;
+                break;
+            }
+        }
+        if (more)
+            j += (u32)(32 * S::KB);
+    }
+    __syncwarp();
+}
+
 /* The lane's fold of its E elements q with head bits hb: acc = the part
- * of its last segment, hp = the part of the segment open at its start,
- * hd = whether it has a head. LOOK false (no empty segment in the
- * chunk): the lane's heads close its closings k0, k0 + 1, ... in turn,
- * and those from its second head on are staged in res[k0 + 1], ...
- * without a branch. LOOK true: the segments that begin and end in the
- * lane are written at once to outw[cp[position]], and cf is set to the
- * segment its first head closes. */
+ * of its last segment, hd = whether it has a head. LOOK false (no empty
+ * segment in the chunk): the lane's heads close its closings k0, k0 + 1,
+ * ... in turn, and each head stages what it closes in res[k0], res[k0 +
+ * 1], ... without a branch (the first one the part of the segment open
+ * at the lane's start, which the caller completes; tracking that part in
+ * a register of its own instead cost two more instructions an element).
+ * LOOK true: hp = the part of the segment open at the lane's start, the
+ * segments that begin and end in the lane are written at once to
+ * outw[cp[position]], and cf is set to the segment its first head
+ * closes. */
 template <class T, class C, class Op, bool LOOK>
 __device__ __forceinline__ void segred_sfold(
     const vec16 (&q)[segred_scfg<T, C>::VPL], u32 hb, const u32 *cp,
@@ -313,16 +386,16 @@ __device__ __forceinline__ void segred_sfold(
                     acc = op(acc, t[x]);
                 }
             } else {
-                if (h && hd)
+                if (h)
                     res[k] = acc;
-                hp = h && !hd ? acc : hp;
                 k += h ? 1u : 0u;
-                hd = hd || h;
                 const T f = op(acc, t[x]);
                 acc = h ? t[x] : f;
             }
         }
     }
+    if constexpr (!LOOK)
+        hd = hb != 0u;
 }
 
 /* One chunk [c, c + CH) of the warp's piece (see segred_sheads): q its
@@ -338,8 +411,15 @@ __device__ __forceinline__ void segred_schunk(
     typedef segred_scfg<T, C> S;
     const u32 cl = c + (u32)lane * S::E;
     const u32 j0 = j, lnz0 = lnz;
-    const bool emp = segred_sheads<T, C>(ss, ofs, outw, nsr, rb, rlo, rhi,
-                                         sxr, c, id, lane, warp, j, lnz);
+    bool emp = false;
+    /* Interior chunks try the lean cursor first (segred_sheads_lean says
+     * when its mask stands). */
+    const bool lean = c + S::CH <= rhi;
+    if (lean)
+        segred_sheads_lean<T, C>(ss, ofs, rb, rlo, sxr, c, lane, warp, j);
+    else
+        emp = segred_sheads<T, C>(ss, ofs, outw, nsr, rb, rlo, rhi, sxr, c,
+                                  id, lane, warp, j, lnz);
     /* The next chunk's heads start at j: the lines of its offsets (two
      * chunks' worth at the power law's mean) are asked of L2 now, so that
      * they wait on L2 rather than on DRAM. (Copied into shared memory by
@@ -348,8 +428,23 @@ __device__ __forceinline__ void segred_schunk(
     if (lane < 16 && j + 16u * (u32)lane <= sxr)
         prefetch_l2(ofs + j + 16u * (u32)lane);
     const u32 bit = (u32)lane * S::E;
-    const u32 hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) &
-                   (S::E == 32u ? ~0u : (1u << S::E) - 1u);
+    const u32 hmask = S::E == 32u ? ~0u : (1u << S::E) - 1u;
+    u32 hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) & hmask;
+    u32 pc = (u32)__popc(hb);
+    u32 inc = warp_incl_sum(pc);
+    if (lean) {
+        if (__shfl_sync(PARSUM_K_FULL_MASK, inc, 31) == j - j0) {
+            if (j != j0)
+                lnz = j - 1u;
+        } else {
+            j = j0;
+            emp = segred_sheads<T, C>(ss, ofs, outw, nsr, rb, rlo, rhi, sxr,
+                                      c, id, lane, warp, j, lnz);
+            hb = (ss.hm[warp][bit / 32u] >> (bit % 32u)) & hmask;
+            pc = (u32)__popc(hb);
+            inc = warp_incl_sum(pc);
+        }
+    }
     /* Elements outside the piece fold as pad. */
     if (c < rlo || c + S::CH > rhi) {
 #pragma unroll
@@ -373,8 +468,7 @@ __device__ __forceinline__ void segred_schunk(
      * so the r-th closing is segment closed(r), and the lane counts its
      * closings from the heads before it. */
     const auto closed = [&](u32 r) { return r == 0u ? lnz0 : j0 + r - 1u; };
-    const u32 pc = (u32)__popc(hb);
-    const u32 inc = warp_incl_sum(pc), ex0 = inc - pc;
+    const u32 ex0 = inc - pc;
     if (!emp) {
         cf = closed(ex0);
         segred_sfold<T, C, Op, false>(q, hb, nullptr, outw, res, ex0, pad,
@@ -408,7 +502,7 @@ __device__ __forceinline__ void segred_schunk(
     const int ef = __shfl_up_sync(PARSUM_K_FULL_MASK, sf, 1);
     const T lin = lane == 0 ? cin : ef != 0 ? ev : op(cin, ev);
     if (hd) {
-        const T v = op(lin, hp);
+        const T v = op(lin, emp ? hp : res[ex0]);
         if (cf == 0u)
             ss.hp[warp] = v; /* the piece's first head closes sw */
         else if (emp)
