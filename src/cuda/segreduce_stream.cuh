@@ -27,14 +27,19 @@
  * warp's head mask and, at position b - c, the index of the segment that
  * head closes (the last segment with elements before j; relative to the
  * warp's first segment). Empty segments get the identity where the
- * cursor passes them. Lane l folds the chunk's elements [c + l E, c + (l
- * + 1) E), restarting at each head. Without an empty segment in the
- * chunk the heads are consecutive segments, so a lane numbers its
- * closings from the heads before it (a popcount scan over the lanes),
- * stages the totals of those that began in it in shared memory by number
- * (predicated stores, no branch), and the warp writes all of the chunk's
- * totals out coalesced at its end; with an empty segment a lane reads
- * each head's entry and writes at once. A segmented warp scan gives each
+ * cursor passes them. A chunk inside the piece first tries a lean cursor
+ * that only sets the bits: if the mask then holds as many heads as the
+ * cursor took offsets, none was empty and the full cursor would have
+ * found the same, else the full cursor runs from the same point (a
+ * third of the cursor's instructions, which were 40 % of the stream's).
+ * Lane l folds the chunk's elements [c + l E, c + (l + 1) E), restarting
+ * at each head. Without an empty segment in the chunk the heads are
+ * consecutive segments, so a lane numbers its closings from the heads
+ * before it (a popcount scan over the lanes), stages what each head
+ * closes in shared memory by number (predicated stores, no branch), and
+ * the warp writes all of the chunk's totals out coalesced at its end;
+ * with an empty segment a lane reads each head's entry and writes at
+ * once. A segmented warp scan gives each
  * lane the part of the segment open at its start, which completes the
  * segment its first head closes. Elements outside the warp's piece are
  * pad (folded like the others). The walk counts segments from the
