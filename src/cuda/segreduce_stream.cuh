@@ -30,8 +30,9 @@
  * cursor passes them. A chunk inside the piece first tries a lean cursor
  * that only sets the bits: if the mask then holds as many heads as the
  * cursor took offsets, none was empty and the full cursor would have
- * found the same, else the full cursor runs from the same point (a
- * third of the cursor's instructions, which were 40 % of the stream's).
+ * found the same, else the full cursor runs from the same point (the
+ * full cursor had taken 40 % of the stream's instructions; the lean one
+ * takes about half as many).
  * Lane l folds the chunk's elements [c + l E, c + (l + 1) E), restarting
  * at each head. Without an empty segment in the chunk the heads are
  * consecutive segments, so a lane numbers its closings from the heads
@@ -290,7 +291,7 @@ __device__ __forceinline__ bool segred_sheads(
 
 /* The heads of an interior chunk [c, c + CH) (c + CH <= rhi) as
  * segred_sheads finds them when no segment among them is empty, at about
- * a third of its instructions: each offset the cursor takes sets its bit
+ * half of its instructions: each offset the cursor takes sets its bit
  * and nothing else, neither the segment it closes nor the empty-segment
  * tests. Takes the same offsets as segred_sheads (those that start before
  * cend, clamped as segred_spos clamps) and advances j past them, but sets
